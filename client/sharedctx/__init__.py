@@ -1,0 +1,1 @@
+"""sharedctx client: put context entries, fit the best of them into a token budget."""

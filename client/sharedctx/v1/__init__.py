@@ -1,0 +1,1 @@
+"""Generated protocol code (scripts/gen_protos.py)."""

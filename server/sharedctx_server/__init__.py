@@ -1,0 +1,1 @@
+"""sharedctx server: the gRPC service, the Redis store and the Fit engine."""
