@@ -1,1 +1,36 @@
 """sharedctx client: put context entries, fit the best of them into a token budget."""
+
+from .client import AsyncClient, Client
+from .errors import (
+    AlreadyExistsError,
+    DeadlineExceededError,
+    InternalError,
+    InvalidArgumentError,
+    NotFoundError,
+    PermissionDeniedError,
+    ResourceExhaustedError,
+    SharedCtxError,
+    UnauthenticatedError,
+    UnavailableError,
+    VersionConflictError,
+)
+from .types import Entry, PutItem, Stats
+
+__all__ = [
+    "AlreadyExistsError",
+    "AsyncClient",
+    "Client",
+    "DeadlineExceededError",
+    "Entry",
+    "InternalError",
+    "InvalidArgumentError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "PutItem",
+    "ResourceExhaustedError",
+    "SharedCtxError",
+    "Stats",
+    "UnauthenticatedError",
+    "UnavailableError",
+    "VersionConflictError",
+]

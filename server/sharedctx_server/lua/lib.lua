@@ -1,0 +1,51 @@
+-- Shared helpers, prepended to every write script (Redis scripts cannot include files).
+-- Every write script takes the namespace's fixed keys first:
+-- KEYS[1] = idx (zset of live keys)      KEYS[2] = exp (zset key -> expiry ms)
+-- KEYS[3] = sizes (hash key -> "o c b")  KEYS[4] = stats (hash of namespace totals)
+-- KEYS[5] = meta (hash: version)         KEYS[6] = log (change-log stream)
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- Remove one key's contribution to the namespace totals (if it has one).
+local function drop_sizes(key)
+  local old = redis.call('HGET', KEYS[3], key)
+  if not old then return false end
+  local o, c, b = string.match(old, '(%d+) (%d+) (%d+)')
+  redis.call('HINCRBY', KEYS[4], 'entries', -1)
+  redis.call('HINCRBY', KEYS[4], 'orig_tokens', -tonumber(o))
+  redis.call('HINCRBY', KEYS[4], 'comp_tokens', -tonumber(c))
+  redis.call('HINCRBY', KEYS[4], 'bytes', -tonumber(b))
+  redis.call('HDEL', KEYS[3], key)
+  return true
+end
+
+local function add_sizes(key, o, c, b)
+  redis.call('HSET', KEYS[3], key, o .. ' ' .. c .. ' ' .. b)
+  redis.call('HINCRBY', KEYS[4], 'entries', 1)
+  redis.call('HINCRBY', KEYS[4], 'orig_tokens', o)
+  redis.call('HINCRBY', KEYS[4], 'comp_tokens', c)
+  redis.call('HINCRBY', KEYS[4], 'bytes', b)
+end
+
+-- Append a change-log record and bump the namespace version; returns the stream id.
+local function log_change(logmax, op, key, version)
+  local nsver = redis.call('HINCRBY', KEYS[5], 'version', 1)
+  return redis.call('XADD', KEYS[6], 'MAXLEN', '~', logmax, '*',
+    'op', op, 'key', key, 'v', version, 'ns', nsver)
+end
+
+-- Drop index members whose entry Redis has already expired (expiry < now, as Redis decides),
+-- at most `limit` of them, logging an 'expire' record for each. Returns how many went.
+local function sweep(now, limit, logmax)
+  local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. now, 'LIMIT', 0, limit)
+  for _, key in ipairs(gone) do
+    redis.call('ZREM', KEYS[1], key)
+    redis.call('ZREM', KEYS[2], key)
+    drop_sizes(key)
+    log_change(logmax, 'expire', key, 0)
+  end
+  return #gone
+end

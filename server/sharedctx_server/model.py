@@ -1,0 +1,137 @@
+"""The store's domain types: what a write carries in and what a read hands back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+import msgpack
+
+
+class Kind(IntEnum):
+    """What an entry is (values match the proto enum)."""
+
+    UNSPECIFIED = 0
+    MESSAGE = 1
+    TOOL_OUTPUT = 2
+    LOG = 3
+    DOCUMENT = 4
+    NOTE = 5
+
+
+@dataclass(frozen=True)
+class EntryMeta:
+    """Caller metadata plus what the server derives at put time; stored as one msgpack blob."""
+
+    kind: Kind = Kind.UNSPECIFIED
+    role: str = ""
+    agent_id: str = ""
+    tool_name: str = ""
+    tags: tuple[str, ...] = ()
+    importance: float = 0.0
+    thread: str = ""
+    original_tokens: int = 0
+    compressed_tokens: int = 0
+    original_bytes: int = 0
+    compressed_bytes: int = 0
+    compressor: str = "none"
+
+    # Short keys keep the blob small; unknown keys are ignored on read (schema tolerant).
+    _WIRE = {
+        "kind": "k", "role": "r", "agent_id": "a", "tool_name": "tn", "tags": "tg",
+        "importance": "i", "thread": "th", "original_tokens": "ot", "compressed_tokens": "ct",
+        "original_bytes": "ob", "compressed_bytes": "cb", "compressor": "cm",
+    }  # fmt: skip
+
+    def pack(self) -> bytes:
+        """msgpack bytes of the non-default fields."""
+        out: dict[str, Any] = {}
+        for name, wire in self._WIRE.items():
+            value = getattr(self, name)
+            if name == "tags":
+                value = list(value)
+            out[wire] = int(value) if name == "kind" else value
+        return msgpack.packb(out, use_bin_type=True)  # type: ignore[no-any-return]
+
+    @classmethod
+    def unpack(cls, blob: bytes) -> EntryMeta:
+        """Inverse of pack(); tolerant of fields added or removed later."""
+        raw = msgpack.unpackb(blob, raw=False)
+        values: dict[str, Any] = {}
+        for name, wire in cls._WIRE.items():
+            if wire in raw:
+                values[name] = raw[wire]
+        if "kind" in values:
+            try:
+                values["kind"] = Kind(values["kind"])
+            except ValueError:
+                values["kind"] = Kind.UNSPECIFIED
+        if "tags" in values:
+            values["tags"] = tuple(values["tags"])
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class NewEntry:
+    """A validated write: everything the store needs to persist one entry."""
+
+    key: str
+    content: str
+    compressed: str | None
+    meta: EntryMeta
+    ttl_ms: int = 0
+    event_ms: int | None = None
+    if_version: int | None = None
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """Server-assigned fields of a stored entry (all times in ms since the epoch)."""
+
+    version: int
+    created_ms: int
+    updated_ms: int
+    expires_ms: int  # 0 = never
+    event_ms: int
+
+
+@dataclass(frozen=True)
+class StoredEntry:
+    """An entry as read back: stamp, metadata, and the text of one form."""
+
+    key: str
+    stamp: Stamp
+    meta: EntryMeta
+    content: str = ""
+    full: bool = True
+
+
+@dataclass(frozen=True)
+class NamespaceStats:
+    """Totals over a namespace's live entries."""
+
+    entries: int = 0
+    original_tokens: int = 0
+    compressed_tokens: int = 0
+    bytes_stored: int = 0
+
+    @property
+    def tokens_saved(self) -> int:
+        """Tokens the compressed forms save over the full ones."""
+        return self.original_tokens - self.compressed_tokens
+
+    @property
+    def savings_percent(self) -> float:
+        """tokens_saved as a percentage of original_tokens."""
+        if self.original_tokens <= 0:
+            return 0.0
+        return 100.0 * self.tokens_saved / self.original_tokens
+
+
+@dataclass(frozen=True)
+class KeysPage:
+    """One page of Keys."""
+
+    keys: list[str] = field(default_factory=list)
+    cursor: str | None = None  # last key examined when more may follow

@@ -1,0 +1,112 @@
+"""One settings object for the server, built from flags and SHAREDCTX_* environment variables."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+ENV_PREFIX = "SHAREDCTX_"
+
+
+def default_data_dir() -> Path:
+    """Where the embedded Redis keeps its files when --data-dir is not given."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "sharedctx"
+
+
+def default_cache_dir() -> Path:
+    """Where derived files (the assembled embedding model folder) live."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "sharedctx"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every size and count the server enforces; each one is configurable."""
+
+    max_namespace_chars: int = 128
+    max_key_bytes: int = 512
+    max_content_bytes: int = 1024 * 1024
+    max_batch_entries: int = 1000
+    max_batch_bytes: int = 16 * 1024 * 1024
+    max_tags: int = 64
+    max_tag_bytes: int = 256
+    max_field_bytes: int = 256  # role, agent_id, tool_name, thread
+    max_page_size: int = 1000
+    default_page_size: int = 100
+    max_ttl_seconds: int = 10 * 365 * 24 * 3600
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Server configuration. Field names map to flags (--redis-url) and env (SHAREDCTX_REDIS_URL)."""
+
+    listen: str = "127.0.0.1:50051"
+    redis_url: str | None = None
+    redis_cluster: bool = False
+    data_dir: Path = field(default_factory=default_data_dir)
+    cache_dir: Path = field(default_factory=default_cache_dir)
+    # 0 means entries never expire unless a Put asks for a TTL.
+    default_ttl_seconds: int = 0
+    token_encoding: str = "o200k_base"
+    # Change-log stream length (approximate, MAXLEN ~): how far Watch can resume.
+    change_log_max: int = 10_000
+    # Expired index members removed per write (bounded so a write never does unbounded work).
+    sweep_batch: int = 100
+    grace_seconds: float = 10.0
+    health_interval_seconds: float = 1.0
+    redis_timeout_seconds: float = 5.0
+    max_concurrent_rpcs: int = 1000
+    limits: Limits = field(default_factory=Limits)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings from SHAREDCTX_* variables, then explicit overrides (flags) on top."""
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        limit_values: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name == "limits":
+                continue
+            raw = env.get(ENV_PREFIX + f.name.upper())
+            if raw is not None and raw != "":
+                values[f.name] = _parse(raw, f.type, f.name)
+        for f in fields(Limits):
+            raw = env.get(ENV_PREFIX + f.name.upper())
+            if raw is not None and raw != "":
+                limit_values[f.name] = _parse(raw, f.type, f.name)
+        for name, value in overrides.items():
+            if value is None:
+                continue
+            if name in Limits.__dataclass_fields__:
+                limit_values[name] = value
+            elif name in ("data_dir", "cache_dir"):
+                values[name] = Path(value)
+            else:
+                values[name] = value
+        if limit_values:
+            values["limits"] = Limits(**limit_values)
+        return cls(**values)
+
+
+def _parse(raw: str, type_name: Any, name: str) -> Any:
+    t = str(type_name)
+    try:
+        if t == "bool":
+            if raw.lower() in ("1", "true", "yes", "on"):
+                return True
+            if raw.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(raw)
+        if t == "int":
+            return int(raw)
+        if t == "float":
+            return float(raw)
+        if t == "Path":
+            return Path(raw)
+    except ValueError:
+        raise SystemExit(f"{ENV_PREFIX}{name.upper()}={raw!r} is not a valid {t}") from None
+    return raw

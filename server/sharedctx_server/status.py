@@ -1,0 +1,97 @@
+"""The one place where errors become gRPC status codes, with messages a person can act on."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf import any_pb2, duration_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from sharedctx.v1 import sharedctx_pb2 as pb
+
+from .errors import (
+    InvalidArgument,
+    LimitExceeded,
+    NotFound,
+    SharedCtxError,
+    StoreUnavailable,
+    VersionConflict,
+)
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Handler = Callable[..., Awaitable[T]]
+
+
+def to_status(exc: SharedCtxError) -> status_pb2.Status:
+    """google.rpc.Status for a domain error, with typed details where the client can act on them."""
+    details: list[Any] = []
+    if isinstance(exc, InvalidArgument):
+        code = code_pb2.INVALID_ARGUMENT
+        details.append(
+            error_details_pb2.BadRequest(
+                field_violations=[
+                    error_details_pb2.BadRequest.FieldViolation(
+                        field=exc.field, description=exc.rule
+                    )
+                ]
+            )
+        )
+    elif isinstance(exc, NotFound):
+        code = code_pb2.NOT_FOUND
+    elif isinstance(exc, VersionConflict):
+        code = code_pb2.ALREADY_EXISTS if exc.expected == 0 else code_pb2.ABORTED
+        details.append(
+            pb.VersionConflict(
+                key=exc.key, expected_version=exc.expected, current_version=exc.current
+            )
+        )
+    elif isinstance(exc, LimitExceeded):
+        code = code_pb2.RESOURCE_EXHAUSTED
+        details.append(
+            error_details_pb2.QuotaFailure(
+                violations=[
+                    error_details_pb2.QuotaFailure.Violation(subject=exc.limit, description=str(exc))
+                ]
+            )
+        )
+        if exc.retry_after_s is not None:
+            delay = duration_pb2.Duration()
+            delay.FromMilliseconds(int(exc.retry_after_s * 1000))
+            details.append(error_details_pb2.RetryInfo(retry_delay=delay))
+    elif isinstance(exc, StoreUnavailable):
+        code = code_pb2.UNAVAILABLE
+    else:
+        code = code_pb2.INTERNAL
+    packed = []
+    for detail in details:
+        holder = any_pb2.Any()
+        holder.Pack(detail)
+        packed.append(holder)
+    return status_pb2.Status(code=code, message=str(exc), details=packed)
+
+
+def maps_errors(handler: Handler[T]) -> Handler[T]:
+    """Decorate a servicer method: domain errors become status codes, bugs become INTERNAL."""
+
+    @functools.wraps(handler)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> T:
+        try:
+            return await handler(self, request, context)
+        except SharedCtxError as exc:
+            await context.abort_with_status(rpc_status.to_status(to_status(exc)))
+        except grpc.aio.AbortError:
+            raise
+        except Exception:
+            # Never leak a traceback to the caller; keep it in the server log.
+            log.exception("unexpected error in %s", handler.__name__)
+            await context.abort(grpc.StatusCode.INTERNAL, "internal server error (see server log)")
+        raise AssertionError("unreachable: abort always raises")
+
+    return wrapper

@@ -1,0 +1,88 @@
+"""Turn Put requests into validated, token-counted entries ready for one atomic store write."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import replace
+
+from sharedctx.v1 import sharedctx_pb2 as pb
+
+from . import validation as V
+from .convert import caller_meta, event_ms_from_proto, ttl_ms
+from .errors import InvalidArgument, LimitExceeded
+from .model import NewEntry
+from .settings import Settings
+from .tokens import TokenCounter
+
+# Token counting of larger batches moves off the event loop so other RPCs keep flowing.
+_OFFLOAD_BYTES = 64 * 1024
+
+
+class EntryWriter:
+    """Validates Put requests and fills in what the server derives (token counts, forms)."""
+
+    def __init__(self, settings: Settings, tokens: TokenCounter) -> None:
+        self._settings = settings
+        self._tokens = tokens
+
+    def check(self, namespace: str, requests: Sequence[pb.PutRequest]) -> list[NewEntry]:
+        """Validate every request (all before any write) and build entries without token counts."""
+        limits = self._settings.limits
+        V.check_batch(len(requests), limits)
+        seen: set[str] = set()
+        total = 0
+        entries = []
+        for i, req in enumerate(requests):
+            field = "key" if len(requests) == 1 else f"entries[{i}].key"
+            key = V.check_key(req.key, limits, field)
+            if key in seen:
+                raise InvalidArgument(field, f"{key!r} appears twice in one PutMany")
+            seen.add(key)
+            size = V.check_content(req.content, limits)
+            compressed = req.compressed if req.HasField("compressed") else None
+            comp_size = 0 if compressed is None else V.check_content(compressed, limits, "compressed")
+            total += size + comp_size
+            meta = replace(
+                caller_meta(req, limits),
+                original_bytes=size,
+                compressed_bytes=size if compressed is None else comp_size,
+                compressor="none" if compressed is None else "caller",
+            )
+            entries.append(
+                NewEntry(
+                    key=key,
+                    content=req.content,
+                    compressed=compressed,
+                    meta=meta,
+                    ttl_ms=ttl_ms(req, self._settings),
+                    event_ms=event_ms_from_proto(req),
+                    if_version=V.check_if_version(
+                        req.if_version if req.HasField("if_version") else None
+                    ),
+                )
+            )
+        if total > limits.max_batch_bytes:
+            raise LimitExceeded(
+                "max_batch_bytes",
+                f"the batch holds {total} bytes of content; the limit is {limits.max_batch_bytes}",
+            )
+        return entries
+
+    async def prepare(self, namespace: str, requests: Sequence[pb.PutRequest]) -> list[NewEntry]:
+        """check() plus token counts for both forms."""
+        entries = self.check(namespace, requests)
+        texts = [e.content for e in entries] + [
+            e.compressed for e in entries if e.compressed is not None
+        ]
+        if sum(len(t) for t in texts) > _OFFLOAD_BYTES:
+            counts = await asyncio.to_thread(self._tokens.count_many, texts)
+        else:
+            counts = [self._tokens.count(t) for t in texts]
+        extra = iter(counts[len(entries) :])
+        out = []
+        for entry, original in zip(entries, counts, strict=False):
+            compressed = original if entry.compressed is None else next(extra)
+            meta = replace(entry.meta, original_tokens=original, compressed_tokens=compressed)
+            out.append(replace(entry, meta=meta))
+        return out

@@ -1,0 +1,26 @@
+"""Start in-process servers with custom settings inside a test."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from typing import Any
+
+from sharedctx import AsyncClient
+from sharedctx_server.server import RunningServer, start
+from sharedctx_server.settings import Settings
+from sharedctx_server.tokens import TokenCounter
+
+
+@asynccontextmanager
+async def serving(
+    settings: Settings, tokens: TokenCounter, **overrides: Any
+) -> AsyncIterator[tuple[RunningServer, AsyncClient]]:
+    """A running server with `overrides` applied to settings, and a client for it."""
+    running = await start(replace(settings, **overrides), tokens=tokens)
+    try:
+        async with AsyncClient(f"127.0.0.1:{running.port}", timeout=10, retries=0) as client:
+            yield running, client
+    finally:
+        await running.stop(0.5)
