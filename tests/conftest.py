@@ -81,3 +81,4 @@ def threaded_server(settings: Settings, token_counter: TokenCounter) -> Iterator
     loop.call_soon_threadsafe(loop.stop)
     thread.join(10)
     loop.close()
+

@@ -15,6 +15,10 @@ from sharedctx import (
     PutItem,
     VersionConflictError,
 )
+from sharedctx_server.settings import Settings
+from sharedctx_server.tokens import TokenCounter
+
+from .support.servers import serving
 
 NS = "team-a/session-42"
 
@@ -261,3 +265,15 @@ async def test_unicode_keys_and_content_round_trip(client: AsyncClient) -> None:
     await client.put(NS, "ключ/日本語#1", "emoji 🚀 and ünïcode")
     assert (await client.get(NS, "ключ/日本語#1")).content == "emoji 🚀 and ünïcode"
     assert [k async for k in client.keys(NS, "ключ/")] == ["ключ/日本語#1"]
+
+
+async def test_server_default_ttl_applies_when_put_gives_none(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter, default_ttl_seconds=3600) as (_, c):
+        defaulted = await c.put(NS, "k", "v")
+        explicit = await c.put(NS, "j", "v", ttl_seconds=10)
+    assert defaulted.expires_at is not None and defaulted.created_at is not None
+    assert (defaulted.expires_at - defaulted.created_at).total_seconds() == pytest.approx(3600)
+    assert explicit.expires_at is not None and explicit.created_at is not None
+    assert (explicit.expires_at - explicit.created_at).total_seconds() == pytest.approx(10)

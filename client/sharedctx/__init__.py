@@ -3,6 +3,7 @@
 from .client import AsyncClient, Client
 from .errors import (
     AlreadyExistsError,
+    CancelledError,
     DeadlineExceededError,
     InternalError,
     InvalidArgumentError,
@@ -19,6 +20,7 @@ from .types import Entry, PutItem, Stats
 __all__ = [
     "AlreadyExistsError",
     "AsyncClient",
+    "CancelledError",
     "Client",
     "DeadlineExceededError",
     "Entry",

@@ -64,6 +64,10 @@ class PermissionDeniedError(SharedCtxError):
     """The credentials do not allow this namespace or operation."""
 
 
+class CancelledError(SharedCtxError):
+    """The call was cancelled (e.g. it reached a server that had begun shutting down)."""
+
+
 class InternalError(SharedCtxError):
     """The server failed in a way the caller cannot fix."""
 
@@ -78,6 +82,7 @@ _BY_CODE: dict[grpc.StatusCode, type[SharedCtxError]] = {
     grpc.StatusCode.DEADLINE_EXCEEDED: DeadlineExceededError,
     grpc.StatusCode.UNAUTHENTICATED: UnauthenticatedError,
     grpc.StatusCode.PERMISSION_DENIED: PermissionDeniedError,
+    grpc.StatusCode.CANCELLED: CancelledError,
 }
 
 

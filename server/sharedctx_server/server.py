@@ -27,7 +27,11 @@ from .writer import EntryWriter
 log = logging.getLogger(__name__)
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["SharedContext"].full_name
+# Both track Redis: SERVING only while it answers (readiness).
 _HEALTH_NAMES = ("", SERVICE_NAME)
+# SERVING while the process runs, whatever Redis does: for liveness probes, so that a Redis
+# outage does not make Kubernetes restart every replica.
+LIVENESS_NAME = "liveness"
 
 
 @dataclass
@@ -40,14 +44,18 @@ class RunningServer:
     health: health.aio.HealthServicer
     embedded: EmbeddedRedis | None = None
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    stopped: bool = False
 
     async def stop(self, grace: float | None = None) -> None:
         """Go NOT_SERVING, let in-flight RPCs finish within `grace`, then release Redis."""
-        for task in self.tasks:
-            task.cancel()
-        for task in self.tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        if self.stopped:
+            return
+        self.stopped = True
+        # Background loops watch `stopping` rather than being cancelled mid-await.
+        self.stopping.set()
+        if self.tasks:
+            await asyncio.wait(self.tasks, timeout=5)
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
         with contextlib.suppress(Exception):
@@ -56,10 +64,12 @@ class RunningServer:
             await self.embedded.stop()
 
 
-async def _watch_redis(store: Store, servicer: health.aio.HealthServicer, every: float) -> None:
+async def _watch_redis(
+    store: Store, servicer: health.aio.HealthServicer, every: float, stopping: asyncio.Event
+) -> None:
     """Keep the health status in step with whether Redis answers."""
     serving: bool | None = None
-    while True:
+    while not stopping.is_set():
         ok = await store.ping()
         if ok != serving:
             status = (
@@ -72,7 +82,8 @@ async def _watch_redis(store: Store, servicer: health.aio.HealthServicer, every:
             if serving is not None:
                 log.warning("Redis %s", "is back" if ok else "is unreachable")
             serving = ok
-        await asyncio.sleep(every)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(stopping.wait(), every)
 
 
 async def start(settings: Settings, tokens: TokenCounter | None = None) -> RunningServer:
@@ -109,6 +120,7 @@ async def _start_serving(
         SharedContextServicer(store, writer, settings), server
     )
     health_servicer = health.aio.HealthServicer()
+    await health_servicer.set(LIVENESS_NAME, health_pb2.HealthCheckResponse.SERVING)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
@@ -120,7 +132,9 @@ async def _start_serving(
     running = RunningServer(server, port, store, health_servicer, embedded)
     running.tasks.append(
         asyncio.create_task(
-            _watch_redis(store, health_servicer, settings.health_interval_seconds)
+            _watch_redis(
+                store, health_servicer, settings.health_interval_seconds, running.stopping
+            )
         )
     )
     log.info("sharedctx serving on %s (port %d)", settings.listen, port)

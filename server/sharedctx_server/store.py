@@ -187,9 +187,12 @@ def decode_page_token(token: str) -> str | None:
     if not token:
         return None
     try:
-        return base64.urlsafe_b64decode(token.encode("ascii")).decode("utf-8")
+        cursor = base64.b64decode(token.encode("ascii"), altchars=b"-_", validate=True)
+        if cursor:
+            return cursor.decode("utf-8")
     except (ValueError, binascii.Error, UnicodeError):
-        raise InvalidArgument("page_token", "is not a token returned by Keys") from None
+        pass
+    raise InvalidArgument("page_token", "is not a token returned by Keys")
 
 
 def _text(value: Any) -> str:

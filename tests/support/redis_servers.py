@@ -73,6 +73,7 @@ class LocalRedis:
 
     def start(self) -> LocalRedis:
         """Start (or restart, on the same port and data) and wait until it answers."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
         self._proc = subprocess.Popen(
             [
                 self.binary,

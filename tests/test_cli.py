@@ -1,0 +1,54 @@
+"""The `sharedctx` command against a real server: human and --json output, stdin content."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from sharedctx.cli import main
+from sharedctx_server.server import RunningServer
+
+NS = "team-a/session-42"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_put_get_keys_delete_round_trip(
+    threaded_server: RunningServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    target = ("--target", f"127.0.0.1:{threaded_server.port}", "-n", NS)
+    code, out, _ = run(capsys, "put", *target, "tool/grep#7", "found 3 matches", "--kind", "tool_output")
+    assert code == 0 and "stored tool/grep#7 version 1" in out
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("from stdin\n"))
+    assert run(capsys, "put", *target, "notes/1")[0] == 0
+
+    code, out, _ = run(capsys, "get", *target, "notes/1")
+    assert out == "from stdin\n\n"
+    code, out, _ = run(capsys, "get", *target, "tool/grep#7", "--json")
+    assert json.loads(out)["kind"] == "tool_output"
+    code, out, _ = run(capsys, "keys", *target, "--json")
+    assert json.loads(out) == ["notes/1", "tool/grep#7"]
+    code, out, _ = run(capsys, "delete", *target, "notes/1")
+    assert out.strip() == "deleted"
+    code, out, _ = run(capsys, "stats", *target, "--json")
+    assert json.loads(out)["entries"] == 1
+
+
+def test_errors_print_the_status_and_exit_non_zero(
+    threaded_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(
+        capsys, "get", "--target", f"127.0.0.1:{threaded_server.port}", "-n", NS, "missing"
+    )
+    assert code == 1
+    assert err.startswith("sharedctx: NOT_FOUND: no entry 'missing'")
+    assert "Traceback" not in err

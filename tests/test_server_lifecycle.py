@@ -1,0 +1,125 @@
+"""Health, Redis outages, the embedded default's persistence, reflection and graceful stop."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from sharedctx import CancelledError, UnavailableError
+from sharedctx_server.server import SERVICE_NAME
+from sharedctx_server.settings import Settings
+from sharedctx_server.tokens import TokenCounter
+
+from .support.redis_servers import LocalRedis
+from .support.servers import serving
+
+NS = "team-a/session-42"
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+
+
+async def health_of(port: int, service: str) -> int:
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        reply = await health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(service=service), timeout=5
+        )
+        return int(reply.status)
+
+
+async def wait_for_health(port: int, service: str, want: int, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while await health_of(port, service) != want:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"health of {service!r} never became {want}")
+        await asyncio.sleep(0.05)
+
+
+async def test_health_is_serving_for_both_names_while_redis_answers(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter) as (running, _):
+        for name in ("", SERVICE_NAME):
+            await wait_for_health(running.port, name, SERVING)
+        # Liveness answers SERVING whatever Redis does, so Kubernetes does not restart pods
+        # during a Redis outage.
+        assert await health_of(running.port, "liveness") == SERVING
+
+
+async def test_redis_outage_gives_unavailable_then_recovers_by_itself(
+    settings: Settings, token_counter: TokenCounter, tmp_path: Path
+) -> None:
+    redis = LocalRedis(data_dir=tmp_path / "redis").start()
+    try:
+        async with serving(
+            settings, token_counter, redis_url=redis.url, redis_timeout_seconds=1.0
+        ) as (running, client):
+            await client.put(NS, "k", "before")
+            redis.stop(hard=True)
+            started = time.monotonic()
+            with pytest.raises(UnavailableError, match="Redis is unavailable"):
+                await client.put(NS, "k2", "during", timeout=8)
+            assert time.monotonic() - started < 8
+            await wait_for_health(running.port, SERVICE_NAME, NOT_SERVING)
+            await wait_for_health(running.port, "", NOT_SERVING)
+            assert await health_of(running.port, "liveness") == SERVING
+
+            redis.start()
+            # The very first calls after the restart succeed: dead pooled connections are
+            # replaced, not surfaced (the client here does no retries of its own).
+            assert (await client.get(NS, "k")).content == "before"
+            await client.put(NS, "k3", "after")
+            await wait_for_health(running.port, SERVICE_NAME, SERVING)
+    finally:
+        redis.stop()
+
+
+async def test_embedded_default_keeps_data_across_restarts(
+    settings: Settings, token_counter: TokenCounter, tmp_path: Path
+) -> None:
+    data_dir = tmp_path / "embedded"
+    async with serving(settings, token_counter, redis_url=None, data_dir=data_dir) as (_, c):
+        await c.put(NS, "survivor", "still here", kind="note")
+        await c.put(NS, "ephemeral", "gone", ttl_seconds=3600)
+    assert (data_dir / "appendonlydir").is_dir()
+    async with serving(settings, token_counter, redis_url=None, data_dir=data_dir) as (_, c):
+        assert (await c.get(NS, "survivor")).content == "still here"
+        assert sorted([k async for k in c.keys(NS)]) == ["ephemeral", "survivor"]
+
+
+async def test_reflection_lists_the_services(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter) as (running, _):
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+            call = stub.ServerReflectionInfo(timeout=5)
+            await call.write(reflection_pb2.ServerReflectionRequest(list_services=""))
+            await call.done_writing()
+            reply = await call.read()
+            names = {s.name for s in reply.list_services_response.service}
+    assert {"sharedctx.v1.SharedContext", "grpc.health.v1.Health"} <= names
+
+
+async def test_graceful_stop_finishes_in_flight_calls(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter) as (running, client):
+        await client.put(NS, "warm-up", "connects the channel")
+        calls = [
+            asyncio.create_task(client.put(NS, f"k{i}", "word " * 50_000)) for i in range(20)
+        ]
+        await asyncio.sleep(0.05)
+        await running.stop(5)
+        done = await asyncio.gather(*calls, return_exceptions=True)
+        # Every call either completed or was refused cleanly; none hung.
+        # Calls the server had taken in finished; calls arriving after the stop began were
+        # refused cleanly (CANCELLED / UNAVAILABLE), never left hanging.
+        failures = [r for r in done if isinstance(r, BaseException)]
+        assert all(isinstance(r, (CancelledError, UnavailableError)) for r in failures), failures
+        assert len(failures) < len(done)
