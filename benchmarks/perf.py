@@ -1,0 +1,169 @@
+"""Put/Get throughput and latency beside a bare gRPC echo and direct redis-py, in one run.
+
+    python -m benchmarks.perf [--requests 4000] [--payload-bytes 1024] [--out FILE.json]
+
+Everything runs on this machine on loopback: one Valkey, a `sharedctx serve` process and the
+echo server process; this process generates the load (the same generator for every target, so
+its own cost cancels out of the ratios).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import grpc
+import redis.asyncio as aioredis
+
+from sharedctx.v1 import sharedctx_pb2 as pb
+from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
+
+from ._procs import echo_server, redis_server, sharedctx_server
+from .echo_server import ECHO_METHOD, request_for
+
+NS = "bench/perf"
+
+
+@dataclass
+class Result:
+    """One target at one concurrency."""
+
+    target: str
+    op: str
+    concurrency: int
+    requests: int
+    throughput: float
+    p50_ms: float
+    p99_ms: float
+
+
+async def run_load(
+    call: Callable[[int], Awaitable[object]], concurrency: int, requests: int
+) -> tuple[float, float, float]:
+    """Run `requests` calls from `concurrency` workers; (throughput/s, p50 ms, p99 ms)."""
+    latencies: list[float] = []
+    per_worker = max(1, requests // concurrency)
+
+    async def worker(w: int) -> None:
+        for i in range(per_worker):
+            t0 = time.perf_counter()
+            await call(w * per_worker + i)
+            latencies.append(time.perf_counter() - t0)
+
+    # Warm-up: connections, script cache, code paths.
+    for i in range(min(50, requests)):
+        await call(i)
+    started = time.perf_counter()
+    await asyncio.gather(*(worker(w) for w in range(concurrency)))
+    elapsed = time.perf_counter() - started
+    q = statistics.quantiles(latencies, n=100)
+    return len(latencies) / elapsed, q[49] * 1000, q[98] * 1000
+
+
+async def bench(requests: int, payload_bytes: int, keys: int) -> list[Result]:
+    """Measure every target at 1 and 32 concurrent callers."""
+    payload = ("lorem ipsum dolor sit amet " * (payload_bytes // 27 + 1))[:payload_bytes]
+    results: list[Result] = []
+    async with redis_server() as valkey:
+        async with sharedctx_server(valkey.url) as sc_port, echo_server() as echo_port:
+            sc_channel = grpc.aio.insecure_channel(f"127.0.0.1:{sc_port}")
+            echo_channel = grpc.aio.insecure_channel(f"127.0.0.1:{echo_port}")
+            direct = aioredis.Redis.from_url(valkey.url)
+            stub = pb_grpc.SharedContextStub(sc_channel)
+            echo = echo_channel.unary_unary(ECHO_METHOD)
+            get_size = len(pb.GetRequest(namespace=NS, key="k00000").SerializeToString())
+            put_reply = 180  # about a PutResponse's size
+            put_size = len(
+                pb.PutRequest(namespace=NS, key="k00000", content=payload).SerializeToString()
+            )
+            await stub.PutMany(
+                pb.PutManyRequest(
+                    namespace=NS,
+                    entries=[pb.PutRequest(key=f"k{i:05d}", content=payload) for i in range(keys)],
+                )
+            )
+            await direct.mset({f"direct:{i:05d}": payload for i in range(keys)})
+
+            targets: dict[str, dict[str, Callable[[int], Awaitable[object]]]] = {
+                "get": {
+                    "sharedctx": lambda i: stub.Get(
+                        pb.GetRequest(namespace=NS, key=f"k{i % keys:05d}")
+                    ),
+                    "grpc_echo": lambda i: echo(request_for(payload_bytes, get_size)),
+                    "redis_py": lambda i: direct.get(f"direct:{i % keys:05d}"),
+                },
+                "put": {
+                    "sharedctx": lambda i: stub.Put(
+                        pb.PutRequest(namespace=NS, key=f"k{i % keys:05d}", content=payload)
+                    ),
+                    "grpc_echo": lambda i: echo(request_for(put_reply, put_size)),
+                    "redis_py": lambda i: direct.set(f"direct:{i % keys:05d}", payload),
+                },
+            }
+            for op, by_target in targets.items():
+                for concurrency in (1, 32):
+                    n = requests if concurrency > 1 else max(200, requests // 4)
+                    for name, call in by_target.items():
+                        tput, p50, p99 = await run_load(call, concurrency, n)
+                        results.append(Result(name, op, concurrency, n, tput, p50, p99))
+            await sc_channel.close()
+            await echo_channel.close()
+            await direct.aclose()
+    return results
+
+
+def ratios(results: list[Result]) -> dict[str, float]:
+    """sharedctx throughput over each reference, per op and concurrency."""
+    by = {(r.target, r.op, r.concurrency): r for r in results}
+    out = {}
+    for (target, op, conc), r in by.items():
+        if target != "sharedctx":
+            continue
+        for ref in ("grpc_echo", "redis_py"):
+            out[f"{op}_c{conc}_vs_{ref}"] = round(r.throughput / by[(ref, op, conc)].throughput, 3)
+    return out
+
+
+def main() -> None:
+    """Run, print a table, write JSON."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--requests", type=int, default=4000)
+    parser.add_argument("--payload-bytes", type=int, default=1024)
+    parser.add_argument("--keys", type=int, default=500)
+    parser.add_argument("--out", default="benchmarks/results/perf.json")
+    args = parser.parse_args()
+    results = asyncio.run(bench(args.requests, args.payload_bytes, args.keys))
+    print(f"{'op':4} {'target':10} {'conc':>4} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
+    for r in results:
+        print(
+            f"{r.op:4} {r.target:10} {r.concurrency:>4} {r.throughput:>9.0f} "
+            f"{r.p50_ms:>8.2f} {r.p99_ms:>8.2f}"
+        )
+    summary = ratios(results)
+    for name, value in summary.items():
+        print(f"{name}: {value:.2f}x")
+    target = summary["get_c32_vs_grpc_echo"]
+    print(f"target Get@32 >= 0.8x bare gRPC echo: {target:.2f}x {'MET' if target >= 0.8 else 'NOT MET'}")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
+        json.dumps(
+            {
+                "payload_bytes": args.payload_bytes,
+                "results": [asdict(r) for r in results],
+                "ratios": summary,
+            },
+            indent=2,
+        )
+    )
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
