@@ -1,0 +1,201 @@
+"""How many of N ordered items to keep: information saturation (specs/adaptive_sizer.md).
+
+Same numbers as Headroom's `headroom.transforms.adaptive_sizer` on the same inputs; the
+parity fixture in tests/fit/fixtures pins that down.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+import numpy.typing as npt
+
+from sharedctx_server.fit.simhash import popcount64, simhash, simhash_many
+
+__all__ = [
+    "AGGRESSIVE",
+    "CONSERVATIVE",
+    "MODERATE",
+    "SIZER_PROFILES",
+    "SizerProfile",
+    "compute_optimal_k",
+    "compute_unique_bigram_curve",
+    "count_unique_simhash",
+    "find_knee",
+    "simhash",
+    "sizer_profile",
+]
+
+# Kana, CJK ideographs (and extension A), Hangul syllables, compatibility ideographs.
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+# Below this many clusters a Python loop over them beats a numpy call per item.
+_SMALL_CLUSTER_COUNT = 24
+
+# Exact integers survive the float64 path of find_knee only up to 2**53.
+_FLOAT_EXACT = 2**53
+
+
+@dataclass(frozen=True)
+class SizerProfile:
+    """A named bias on the statistically chosen k, with its lower bound."""
+
+    name: str
+    bias: float
+    min_k: int
+
+
+CONSERVATIVE = SizerProfile("conservative", 1.5, 5)
+MODERATE = SizerProfile("moderate", 1.0, 3)
+AGGRESSIVE = SizerProfile("aggressive", 0.7, 3)
+
+SIZER_PROFILES: Mapping[str, SizerProfile] = MappingProxyType(
+    {p.name: p for p in (CONSERVATIVE, MODERATE, AGGRESSIVE)}
+)
+
+
+def sizer_profile(name: str) -> SizerProfile:
+    """The profile called `name` (conservative, moderate, aggressive; case-insensitive)."""
+    try:
+        return SIZER_PROFILES[name.strip().lower()]
+    except KeyError:
+        known = ", ".join(SIZER_PROFILES)
+        raise ValueError(f"unknown adaptive profile {name!r}; expected one of {known}") from None
+
+
+def count_unique_simhash(items: Sequence[str], threshold: int = 3) -> int:
+    """Greedy SimHash clusters in item order: Hamming distance <= threshold to a cluster's first."""
+    if len(items) == 0:
+        return 0
+    return _count_clusters(simhash_many(items).tolist(), threshold)
+
+
+def _count_clusters(fingerprints: list[int], threshold: int) -> int:
+    reps = np.empty(len(fingerprints), dtype=np.uint64)
+    rep_list: list[int] = []
+    seen: set[int] = set()
+    for fp in fingerprints:
+        # A repeat of an earlier fingerprint matches whatever that one matched (or itself),
+        # so it can never open a cluster; that shortcut needs distance 0 to count as a match.
+        if threshold >= 0:
+            if fp in seen:
+                continue
+            seen.add(fp)
+        count = len(rep_list)
+        if count < _SMALL_CLUSTER_COUNT:
+            matched = any((fp ^ rep).bit_count() <= threshold for rep in rep_list)
+        else:
+            distances = popcount64(reps[:count] ^ np.uint64(fp))
+            matched = bool((distances <= threshold).any())
+        if not matched:
+            reps[count] = fp
+            rep_list.append(fp)
+    return len(rep_list)
+
+
+def compute_unique_bigram_curve(items: Sequence[str]) -> list[int]:
+    """Running count of distinct adjacent word pairs after each item (CJK: character pairs)."""
+    seen: set[tuple[str, str]] = set()
+    curve: list[int] = []
+    for item in items:
+        words = item.lower().split()
+        if len(words) >= 2:
+            seen.update(zip(words, words[1:], strict=False))
+        elif words and len(words[0]) >= 2 and _CJK.search(words[0]):
+            # Spaceless CJK text is one "word": pair its characters instead.
+            word = words[0]
+            seen.update(zip(word, word[1:], strict=False))
+        else:
+            seen.add((words[0] if words else "", ""))
+        curve.append(len(seen))
+    return curve
+
+
+def find_knee(curve: Sequence[float]) -> int | None:
+    """Kneedle: 1 + the first index furthest above the diagonal, or None if no clear knee."""
+    n = len(curve)
+    if n < 3:
+        return None
+    if curve[-1] == curve[0]:
+        return 1  # flat (only the ends are compared)
+    values = _exact_floats(curve)
+    if values is None:
+        return _find_knee_loop(curve)
+    y_norm = (values - values[0]) / (values[-1] - values[0])
+    diff = y_norm - np.arange(n, dtype=np.float64) / (n - 1)
+    index = int(np.argmax(diff))  # argmax keeps the first of equal maxima, like a strict '>'
+    if diff[index] < 0.05:
+        return None
+    return index + 1
+
+
+def _exact_floats(curve: Sequence[float]) -> npt.NDArray[np.float64] | None:
+    """`curve` as float64 when that reproduces the reference's Python arithmetic, else None."""
+    values = np.asarray(curve)
+    # float32 (or other) elements would be computed in their own precision by the reference.
+    if values.ndim != 1 or not (values.dtype.kind in "biu" or values.dtype == np.float64):
+        return None
+    values = values.astype(np.float64)
+    # Huge ints subtract exactly in Python but not in float64; NaN and inf compare differently.
+    if not np.isfinite(values).all() or np.abs(values).max() >= _FLOAT_EXACT:
+        return None
+    return values
+
+
+def _find_knee_loop(curve: Sequence[float]) -> int | None:
+    # The reference's own arithmetic, for inputs numpy would round differently (huge ints, NaN).
+    n = len(curve)
+    y_min, y_range = curve[0], curve[-1] - curve[0]
+    max_diff = -1.0
+    knee: int | None = None
+    for i, value in enumerate(curve):
+        diff = (value - y_min) / y_range - i / (n - 1)
+        if diff > max_diff:
+            max_diff, knee = diff, i
+    if max_diff < 0.05 or knee is None:
+        return None
+    return knee + 1
+
+
+def compute_optimal_k(
+    items: Sequence[str], bias: float = 1.0, min_k: int = 3, max_k: int | None = None
+) -> int:
+    """How many of `items` (in importance order) to keep before new information runs out."""
+    n = len(items)
+    eff_max = max_k if max_k is not None else n
+    if n <= 8:
+        return min(n, eff_max)
+    unique = _count_clusters(simhash_many(items).tolist(), 3)
+    if unique <= 3:
+        return min(max(min_k, unique), eff_max)
+    knee = find_knee(compute_unique_bigram_curve(items))
+    diversity = unique / n
+    floor = max(min_k, int(n * (0.3 + 0.7 * diversity)))
+    if knee is None:
+        knee = floor
+    elif diversity > 0.7:
+        # A shallow bend on highly diverse items is a weak signal: don't go below the floor.
+        knee = max(knee, floor)
+    k = min(max(min_k, int(knee * bias)), eff_max)
+    k = _widen_if_unrepresentative(items, k, eff_max)
+    return max(min_k, min(k, eff_max))
+
+
+def _widen_if_unrepresentative(items: Sequence[str], k: int, eff_max: int) -> int:
+    """Raise k by 20% when the first k compress very differently from all items."""
+    if k >= len(items) or k >= eff_max:
+        return k
+    full = "\n".join(items).encode("utf-8")
+    if len(full) < 200:
+        return k  # zlib's fixed overhead dominates tiny inputs
+    subset = "\n".join(items[:k]).encode("utf-8")
+    full_ratio = len(zlib.compress(full, 1)) / len(full)
+    subset_ratio = len(zlib.compress(subset, 1)) / len(subset) if subset else 1.0
+    if abs(full_ratio - subset_ratio) > 0.15:
+        return min(int(k * 1.2), eff_max)
+    return k

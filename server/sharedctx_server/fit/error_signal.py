@@ -1,0 +1,193 @@
+"""The error_indicator factor: how strongly an entry's text reads as an error (specs/fit.md).
+
+Graded evidence, not a substring test: stack frames and exception names weigh most, error
+words add up but saturate, and mentions that say there were none ("no errors found",
+"0 failed", "errors: 0") count for nothing.
+
+Computed once per entry at put time. Python's regex engine costs tens of nanoseconds per
+character for patterns like these, so a long text is judged on its first and last 32k
+characters (where tracebacks, exit codes and status lines sit), and each pattern only runs
+when a cheap substring test says it could match.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+__all__ = ["error_indicator"]
+
+_WINDOW = 32_768
+
+
+@dataclass(frozen=True)
+class _Signal:
+    """One kind of error evidence: a pattern, the substrings it needs, its weight and cap."""
+
+    pattern: re.Pattern[str]
+    needs: tuple[str, ...]
+    weight: float
+    cap: int
+    lowercase: bool = True  # run on the lowercased text (the pattern is written in lowercase)
+    negatable: bool = False  # a hit can be negated by its context ("no errors", "errors: 0")
+
+
+# Before a hit: "no ", "0 ", "zero ", "without ", "never ", "none of the tests ".
+_NEGATED_BEFORE = re.compile(r"(?:\bno|\bzero|\b0|\bwithout|\bnever|\bnone of the)\s+(?:\w+\s+)?$")
+# After a hit: "errors: 0", "failed=none", "failures = []".
+_NEGATED_AFTER = re.compile(r"\s*[:=]\s*(?:0|none|null|nil|false|no|\[\]|\{\})(?![\w.])")
+_LOOKBEHIND = 24
+
+_SIGNALS: tuple[_Signal, ...] = (
+    # Stack frames and traceback headers, the strongest evidence (case matters here).
+    _Signal(
+        re.compile(
+            r"""
+            ^[ \t]*Traceback\ \(most\ recent\ call\ last\):
+          | ^[ \t]*File\ "[^"\n]+",\ line\ \d+                       # Python
+          | ^[ \t]*at\ [\w$.<>]+\([\w$.-]*(?::\d+)?\)                 # Java, Kotlin, C#
+          | ^[ \t]*at\ (?:[\w$.<>\[\]]+\ )?\(?[^()\s]+:\d+:\d+\)?     # Node
+          | ^goroutine\ \d+\ \[[\w\ ]+\]:                              # Go
+          | ^panic:\                                                  # Go
+          | ^[ \t]*Caused\ by:\                                        # Java chained cause
+          | ^[ \t]*\d+:\s+0x[0-9a-f]+\ -\                              # Rust backtrace
+            """,
+            re.MULTILINE | re.VERBOSE,
+        ),
+        ("Traceback", 'File "', "at ", "goroutine", "panic:", "Caused by:", "0x"),
+        0.9,
+        3,
+        lowercase=False,
+    ),
+    _Signal(
+        re.compile(r"\bthread '[^'\n]*' panicked at\b"),  # Rust
+        ("panicked",),
+        0.9,
+        1,
+    ),
+    # Exception names: `ValueError: ...`, `java.lang.IllegalStateException: ...`,
+    # pytest's `E   AssertionError`, rustc's `error[E0308]:`.
+    _Signal(
+        re.compile(
+            r"\b[A-Za-z_][\w.]*?(?:Error|Exception|Fault|Panic)\b(?::|[ \t]*$)"
+            r"|\berror\[E\d+\]:|^[ \t]*E[ \t]+\w+(?:Error|Exception)",
+            re.MULTILINE,
+        ),
+        ("Error", "Exception", "Fault", "Panic", "error["),
+        0.9,
+        2,
+        lowercase=False,
+    ),
+    # Non-zero exit codes: `exit code 1`, `exited with 2`, `returncode=1`, `exit status 127`.
+    _Signal(
+        re.compile(
+            r"\b(?:exit(?:ed)?\s+(?:with\s+)?(?:code|status)|exit_code|return\s?code|returncode"
+            r"|\brc)\s*[:=]?\s*-?0*[1-9]\d*\b|\bexited\s+with\s+-?0*[1-9]\d*\b|\bnon-?zero\s+exit\b"
+        ),
+        ("exit", "code", "rc"),
+        1.0,
+        1,
+    ),
+    # HTTP 5xx: `HTTP/1.1 503`, `status: 500`, `502 Bad Gateway`.
+    _Signal(
+        re.compile(
+            r"\bhttp/\d(?:\.\d)?\s+5\d\d\b|\b(?:status(?:\s+code)?|http|response|code)\s*[:=]?\s*5\d\d\b"
+            r"|\b(?:internal server error|bad gateway|service unavailable|gateway timeout)\b"
+        ),
+        ("http", "status", "response", "code", "server error", "gateway", "unavailable"),
+        1.0,
+        1,
+    ),
+    # A line that starts with an error label: `error: ...`, `[ERROR] ...`, `FATAL ...`, `E1234:`.
+    _Signal(
+        re.compile(
+            r"^[ \t]*(?:\[?(?:error|err|fatal|critical|crit|panic|severe)\]?[:\s]|e\d{3,5}:)",
+            re.MULTILINE,
+        ),
+        ("err", "fatal", "crit", "panic", "severe", "e"),
+        0.6,
+        2,
+    ),
+    # Crashes that name no exception: signals, core dumps, the OOM killer.
+    _Signal(
+        re.compile(
+            r"\b(?:segmentation fault|core dumped|out of memory|oomkilled|sigsegv|sigabrt|sigkill"
+            r"|stack overflow|bus error)\b"
+        ),
+        ("segmentation", "dumped", "memory", "oom", "sig", "overflow", "bus error"),
+        0.9,
+        1,
+    ),
+    # Failure counts: `3 failed`, `1 error`, `error_count=2`, `failures: 4`.
+    _Signal(
+        re.compile(
+            r"\b0*[1-9]\d*\s+(?:failed|errors?|failures?)\b"
+            r"|\b\w*(?:error|fail|exception)\w*\s*[:=]\s*0*[1-9]\d*(?![\w.])"
+        ),
+        ("fail", "error", "exception"),
+        0.6,
+        1,
+    ),
+    # Plain error words: weak one by one, capped so volume alone cannot make a log an error.
+    _Signal(
+        re.compile(
+            r"\b(?:errors?|exceptions?|failed|failures?|fail(?:s|ing)?|fatal|panic(?:ked|s)?"
+            r"|crash(?:ed|es)?|abort(?:ed)?|traceback|denied|refused|timed out|unhandled|uncaught"
+            r"|critical|killed)\b"
+        ),
+        (
+            "err",
+            "exception",
+            "fail",
+            "fatal",
+            "panic",
+            "crash",
+            "abort",
+            "traceback",
+            "denied",
+            "refused",
+            "timed out",
+            "unhandled",
+            "uncaught",
+            "critical",
+            "killed",
+        ),
+        0.35,
+        4,
+        negatable=True,
+    ),
+)
+
+
+def _sample(text: str) -> str:
+    if len(text) <= 2 * _WINDOW:
+        return text
+    return text[:_WINDOW] + "\n" + text[-_WINDOW:]
+
+
+def _negated(text: str, start: int, end: int) -> bool:
+    before = text[max(0, start - _LOOKBEHIND) : start]
+    return bool(_NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(text, end))
+
+
+def _hits(signal: _Signal, text: str) -> int:
+    if not any(needle in text for needle in signal.needs):
+        return 0
+    hits = 0
+    for match in signal.pattern.finditer(text):
+        if signal.negatable and _negated(text, match.start(), match.end()):
+            continue
+        hits += 1
+        if hits == signal.cap:
+            break
+    return hits
+
+
+def error_indicator(text: str) -> float:
+    """How strongly `text` reads as an error, in [0, 1) (0: no error evidence)."""
+    sample = _sample(text)
+    lowered = sample.lower()
+    evidence = sum(s.weight * _hits(s, lowered if s.lowercase else sample) for s in _SIGNALS)
+    # Saturating: one error word ~0.30, an exception line ~0.6, a traceback with frames ~0.95.
+    return 1.0 - math.exp(-evidence)

@@ -1,0 +1,90 @@
+"""Normalising the similarity factors across the candidate set (specs/fit.md).
+
+Raw cosines sit in a narrow band and BM25 is unbounded, so a fixed mapping lets recency swamp
+them; normalising across the candidates (by rank or min-max) is what makes them count. With
+rank normalisation, semantic + lexical is reciprocal-rank fusion.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["SimilarityNorm", "competition_ranks", "normalise_similarity"]
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+class SimilarityNorm(enum.Enum):
+    """How the two similarity factors are mapped to [0, 1] across the candidates."""
+
+    RANK = "rank"  # k / (k + rank), rank 0 for the best: reciprocal-rank fusion
+    MINMAX = "minmax"  # (v - min) / (max - min); BM25: v / max
+    RAW = "raw"  # the seed's fixed mapping: (cos + 1) / 2; BM25: v / max
+
+
+def competition_ranks(values: npt.NDArray[np.floating]) -> npt.NDArray[np.int64]:
+    """For each value, how many values are strictly greater (equal values share a rank)."""
+    m = values.size
+    ranks = np.empty(m, dtype=np.int64)
+    if m == 0:
+        return ranks
+    order = np.argsort(values)[::-1]  # descending; the order among equals does not matter
+    ordered = values[order]
+    ties = ordered[1:] == ordered[:-1]
+    if not ties.any():
+        ranks[order] = np.arange(m)  # the common case for float scores: a permutation
+        return ranks
+    run_start = np.arange(m)
+    run_start[1:][ties] = 0
+    ranks[order] = np.maximum.accumulate(run_start)
+    return ranks
+
+
+def normalise_similarity(
+    values: npt.NDArray[np.floating],
+    valid: BoolArray | None,
+    method: SimilarityNorm,
+    *,
+    rank_constant: float = 60.0,
+    cosine: bool = True,
+) -> FloatArray:
+    """Map one similarity column to [0, 1] across the valid candidates; invalid rows get 0.
+
+    `cosine` says the values are cosines (semantic) rather than non-negative scores (BM25),
+    which decides the RAW and MINMAX mappings. Non-finite values count as invalid.
+    """
+    finite = np.isfinite(values)
+    ok = finite if valid is None else (valid & finite)
+    if not cosine:
+        ok &= values > 0  # no lexical match is no evidence, not the lowest rank
+    valid_count = int(np.count_nonzero(ok))
+    out = np.zeros(values.shape, dtype=np.float64)
+    if valid_count == 0:
+        return out
+    if method is SimilarityNorm.RANK and valid_count * 2 >= values.size:
+        # Mostly valid (the semantic column): rank everything with the invalid rows pushed
+        # to the bottom, rather than copying the valid ones out and back.
+        masked = values if valid_count == values.size else np.where(ok, values, -np.inf)
+        mapped_all = rank_constant / (rank_constant + competition_ranks(masked))
+        if valid_count < values.size:
+            mapped_all = np.where(ok, mapped_all, 0.0)
+        return np.asarray(mapped_all, dtype=np.float64)
+    picked = values[ok]
+    if method is SimilarityNorm.RANK:
+        mapped = rank_constant / (rank_constant + competition_ranks(picked))
+    elif not cosine:
+        mapped = picked / float(picked.max())
+    elif method is SimilarityNorm.MINMAX:
+        low, high = float(picked.min()), float(picked.max())
+        if high > low:
+            mapped = (picked.astype(np.float64) - low) / (high - low)
+        else:
+            mapped = np.ones(picked.shape, dtype=np.float64)  # all equally close: all top
+    else:
+        mapped = np.clip((picked.astype(np.float64) + 1.0) / 2.0, 0.0, 1.0)
+    out[ok] = mapped
+    return out

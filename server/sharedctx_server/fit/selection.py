@@ -1,0 +1,356 @@
+"""Filling the token budget from scored candidates (specs/fit.md, "Selection").
+
+Order of play: filtered-out and under-`min_score` candidates are dropped; the `keep_recent`
+newest go in first (each if it fits); the rest follow in descending score (ties: newer first,
+then the lower row, i.e. key order) under `fill`, up to `max_entries`; `adaptive` then caps
+the count. The budget is never exceeded, and every candidate gets a Reason.
+
+Only the candidates actually walked are visited one by one: the ranked order is produced in
+growing chunks with partial sorts (np.partition), and the walk stops as soon as nothing left
+could fit, so a 100k-entry namespace costs a few O(n) array passes plus the walk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+
+from sharedctx_server.errors import InvalidArgument
+from sharedctx_server.fit.adaptive_sizer import SizerProfile, compute_optimal_k
+from sharedctx_server.fit.result import Fill, Form, Reason, Selection
+
+__all__ = ["SelectionOptions", "TextSource", "select_entries"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+# Texts of the given candidate rows, in the order given (for the adaptive cap).
+TextSource: TypeAlias = Sequence[str] | Callable[[IntArray], Sequence[str]]
+
+_FIRST_CHUNK = 1024
+_NO_COST = np.iinfo(np.int64).max
+_CHUNK_GROWTH = 8
+
+
+@dataclass(frozen=True)
+class SelectionOptions:
+    """The request fields that shape selection (specs/fit.md); defaults as the spec gives."""
+
+    budget_tokens: int
+    keep_recent: int = 2
+    fill: Fill = Fill.SKIP
+    max_entries: int | None = None
+    adaptive: SizerProfile | None = None
+    form: Form = Form.COMPRESSED
+    compress_threshold: int | None = None  # AUTO: None means budget_tokens
+    min_score: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.budget_tokens <= 0:
+            raise InvalidArgument("budget_tokens", "must be > 0")
+        if self.keep_recent < 0:
+            raise InvalidArgument("keep_recent", "must be >= 0")
+        if self.max_entries is not None and self.max_entries < 0:
+            raise InvalidArgument("max_entries", "must be >= 0 (or absent for no cap)")
+        if self.compress_threshold is not None and self.compress_threshold < 0:
+            raise InvalidArgument("compress_threshold", "must be >= 0")
+        if np.isnan(self.min_score):
+            raise InvalidArgument("min_score", "must be a number")
+
+    @property
+    def threshold(self) -> int:
+        """The AUTO form's running-total threshold."""
+        return self.budget_tokens if self.compress_threshold is None else self.compress_threshold
+
+
+class _Budget:
+    """The running fill: the form each candidate would take and whether it fits."""
+
+    def __init__(self, opts: SelectionOptions) -> None:
+        self.left = opts.budget_tokens
+        self.used = 0
+        self.form = opts.form
+        self.threshold = opts.threshold
+        self.cap = opts.max_entries
+        self.taken: list[int] = []
+        self.forms: list[int] = []
+        self.costs: list[int] = []
+
+    @property
+    def full(self) -> bool:
+        return self.cap is not None and len(self.taken) >= self.cap
+
+    def take(self, index: int, full_cost: int, compressed_cost: int, reserve: int = 0) -> bool:
+        """Add the candidate in the form the request allows, if it fits.
+
+        `reserve`: tokens AUTO must leave for entries promised a place after this one (the
+        rest of keep_recent), so that choosing a full form never squeezes them out.
+        """
+        if self.form is Form.FULL:
+            choice = (Form.FULL, full_cost) if full_cost <= self.left else None
+        elif self.form is Form.COMPRESSED:
+            choice = (Form.COMPRESSED, compressed_cost) if compressed_cost <= self.left else None
+        else:
+            choice = self._auto(full_cost, compressed_cost, reserve)
+        if choice is None:
+            return False
+        form, cost = choice
+        self.taken.append(index)
+        self.forms.append(int(form))
+        self.costs.append(cost)
+        self.used += cost
+        self.left -= cost
+        return True
+
+    def _auto(self, full_cost: int, compressed_cost: int, reserve: int) -> tuple[Form, int] | None:
+        # Full while the running total stays within the threshold; compressed after that;
+        # full again as a last resort when it is the smaller form and still fits.
+        within = self.used + full_cost <= self.threshold
+        if within and full_cost + reserve <= self.left:
+            return Form.FULL, full_cost
+        if compressed_cost <= self.left:
+            return Form.COMPRESSED, compressed_cost
+        if full_cost <= self.left:
+            return Form.FULL, full_cost
+        return None
+
+
+def select_entries(
+    scores: FloatArray,
+    timestamps: FloatArray,
+    original_tokens: IntArray,
+    compressed_tokens: IntArray,
+    options: SelectionOptions,
+    *,
+    eligible: BoolArray | None = None,
+    texts: TextSource | None = None,
+) -> Selection:
+    """Choose which candidates fill the budget; see the module docstring for the rules.
+
+    `eligible` is the filters' verdict (False: reason FILTERED). `texts` gives candidates'
+    texts for the adaptive cap, which runs compute_optimal_k over the entries the fill chose,
+    in fill order (see _adaptive_cut for why those).
+    """
+    n = scores.shape[0]
+    for name, arr in (
+        ("timestamps", timestamps),
+        ("original_tokens", original_tokens),
+        ("compressed_tokens", compressed_tokens),
+    ):
+        if arr.shape != (n,):
+            raise ValueError(f"{name} must have shape ({n},)")
+    if options.adaptive is not None and texts is None:
+        raise ValueError("the adaptive cap needs the candidates' texts")
+    times = np.asarray(timestamps, dtype=np.float64)
+    full = np.asarray(original_tokens, dtype=np.int64)
+    comp = np.asarray(compressed_tokens, dtype=np.int64)
+    ranked_scores = np.where(np.isnan(scores), -np.inf, scores).astype(np.float64)
+
+    reasons = np.full(n, Reason.BUDGET, dtype=np.int8)
+    pool = np.ones(n, dtype=np.bool_) if eligible is None else np.array(eligible, dtype=np.bool_)
+    reasons[~pool] = Reason.FILTERED
+    below = pool & (ranked_scores < options.min_score)
+    reasons[below] = Reason.MIN_SCORE
+    pool &= ~below
+    smallest = _smallest_cost(options.form, full, comp)
+
+    recent = _newest(pool, times, options.keep_recent)
+    too_large = pool & (smallest > options.budget_tokens)
+    reasons[too_large] = Reason.TOO_LARGE
+    pool &= ~too_large
+
+    budget = _Budget(options)
+    promised = [i for i in recent.tolist() if not too_large[i]]
+    reserve = int(smallest[promised].sum()) if promised else 0
+    for i in promised:
+        reserve -= int(smallest[i])
+        if budget.full:
+            if smallest[i] <= budget.left:
+                reasons[i] = Reason.MAX_ENTRIES
+        elif not budget.take(i, int(full[i]), int(comp[i]), reserve):
+            reasons[i] = Reason.BUDGET  # keep_recent entries are skipped, whatever `fill` says
+
+    ranked_pool = pool.copy()
+    ranked_pool[recent] = False
+    visited = np.zeros(n, dtype=np.bool_)
+    ranking = _Ranking(ranked_pool, ranked_scores, times, smallest)
+    stop = _fill_ranked(budget, ranking, full, comp, smallest, options, visited)
+    if stop is Reason.MAX_ENTRIES:
+        # Rows the walk never reached: max_entries is why when they would still have fitted
+        # what was left of the budget; otherwise (and for rows passed over) it is BUDGET.
+        reasons[ranked_pool & ~visited & (smallest <= budget.left)] = Reason.MAX_ENTRIES
+    if budget.taken:
+        reasons[np.asarray(budget.taken, dtype=np.int64)] = Reason.SELECTED
+
+    keep = len(budget.taken)
+    if options.adaptive is not None and keep and texts is not None:
+        keep = _adaptive_cut(budget.taken, options.adaptive, texts)
+        if keep < len(budget.taken):
+            reasons[np.asarray(budget.taken[keep:], dtype=np.int64)] = Reason.ADAPTIVE
+    return _result(budget, keep, times, reasons)
+
+
+def _smallest_cost(form: Form, full: IntArray, comp: IntArray) -> IntArray:
+    if form is Form.FULL:
+        return full
+    if form is Form.COMPRESSED:
+        return comp
+    return np.minimum(full, comp)
+
+
+def _newest(pool: BoolArray, times: FloatArray, count: int) -> IntArray:
+    """The `count` newest rows of the pool, newest first (equal times: lower row first)."""
+    rows = np.flatnonzero(pool)
+    if count <= 0 or rows.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    t = times[rows]
+    if count < rows.size:
+        cut = np.partition(t, rows.size - count)[rows.size - count]
+        rows, t = rows[t >= cut], t[t >= cut]
+    order = np.lexsort((rows, -t))
+    return rows[order][:count].astype(np.int64)
+
+
+class _Ranking:
+    """Pool rows in fill order (score descending, ties newer first, then the lower row),
+    produced chunk by chunk.
+
+    Chunks grow geometrically; each holds every remaining row at or above a score cut (found
+    with np.partition), so chunks never interleave and together they are the full order.
+    Under SKIP, rows that can no longer fit are dropped before a chunk is cut and sorted, so
+    a walk that runs past the first chunk (small budget left, one tiny entry far down the
+    ranking) sorts only the rows it could still take.
+    """
+
+    def __init__(
+        self, pool: BoolArray, scores: FloatArray, times: FloatArray, costs: IntArray
+    ) -> None:
+        # Rows not yet handed out (nor dropped), with their scores and costs kept aligned so
+        # each chunk costs no gathers over the whole namespace.
+        self.rows = np.flatnonzero(pool)
+        self._scores = scores[self.rows]
+        self._costs = costs[self.rows]
+        self._times = times
+        self._size = _FIRST_CHUNK
+
+    def rest_min_cost(self) -> int:
+        """The smallest cost among the rows not handed out yet."""
+        return int(self._costs.min()) if self._costs.size else _NO_COST
+
+    def _keep(self, mask: BoolArray) -> None:
+        self.rows, self._scores, self._costs = (
+            self.rows[mask],
+            self._scores[mask],
+            self._costs[mask],
+        )
+
+    def chunks(self, fitting_below: Callable[[], int] | None) -> Iterator[IntArray]:
+        """The next chunk of rows, in fill order, until none are left.
+
+        `fitting_below`: the largest cost that could still fit, to drop rows above it.
+        """
+        while self.rows.size:
+            if fitting_below is not None:
+                fits = self._costs <= fitting_below()
+                if not fits.all():
+                    self._keep(fits)
+                    if not self.rows.size:
+                        return
+            if self.rows.size <= self._size * 2:
+                chunk, chunk_scores = self.rows, self._scores
+                self._keep(np.zeros(self.rows.size, dtype=np.bool_))
+            else:
+                k = self.rows.size - self._size
+                in_chunk = self._scores >= np.partition(self._scores, k)[k]
+                chunk, chunk_scores = self.rows[in_chunk], self._scores[in_chunk]
+                self._keep(~in_chunk)
+            self._size *= _CHUNK_GROWTH
+            yield chunk[np.lexsort((chunk, -self._times[chunk], -chunk_scores))]
+
+
+def _fill_ranked(
+    budget: _Budget,
+    ranking: _Ranking,
+    full: IntArray,
+    comp: IntArray,
+    smallest: IntArray,
+    options: SelectionOptions,
+    visited: BoolArray,
+) -> Reason | None:
+    """Walk the ranked rows into the budget, marking the rows it reaches in `visited`.
+
+    Returns MAX_ENTRIES or BUDGET when the walk stopped early for that reason, None when it
+    went through every row that could fit.
+    """
+    skip = options.fill is Fill.SKIP
+    for chunk in ranking.chunks((lambda: budget.left) if skip else None):
+        costs = smallest[chunk]
+        rest_min = ranking.rest_min_cost()
+        # The smallest cost at or after each position: once the budget left is below it,
+        # nothing further can fit and the walk ends.
+        floor_after = np.minimum(np.minimum.accumulate(costs[::-1])[::-1], rest_min).tolist()
+        rows, fulls, comps = chunk.tolist(), full[chunk].tolist(), comp[chunk].tolist()
+        p, m = 0, len(rows)
+        stop: Reason | None = None
+        while p < m:
+            if budget.full:
+                stop = Reason.MAX_ENTRIES
+                break
+            if budget.left < floor_after[p]:
+                stop = Reason.BUDGET
+                break
+            if budget.take(rows[p], fulls[p], comps[p]):
+                p += 1
+                continue
+            if not skip:
+                p += 1
+                stop = Reason.BUDGET
+                break
+            # SKIP: jump straight to the next row whose smallest form fits (it will fit);
+            # the rows jumped over do not, and keep BUDGET.
+            fitting = np.flatnonzero(costs[p + 1 :] <= budget.left)
+            if fitting.size == 0:
+                p = m
+                break
+            p += 1 + int(fitting[0])
+        visited[chunk[:p]] = True
+        if stop is not None:
+            return stop
+    return None
+
+
+def _adaptive_cut(taken: list[int], profile: SizerProfile, texts: TextSource) -> int:
+    """How many of the chosen entries (fill order) the adaptive sizer keeps.
+
+    The sizer looks at the entries the fill chose, not at the whole ranked namespace: its
+    question is how many of these carry new information. Over 100k ranked candidates it
+    would both cost seconds of hashing and answer a different question (k in the tens of
+    thousands, never a cap on a budget that holds twenty).
+    """
+    rows = np.asarray(taken, dtype=np.int64)
+    items = texts(rows) if callable(texts) else [texts[i] for i in taken]
+    if len(items) != len(taken):
+        raise ValueError("texts returned a different number of texts than rows asked for")
+    return compute_optimal_k(list(items), bias=profile.bias, min_k=profile.min_k)
+
+
+def _result(
+    budget: _Budget, keep: int, times: FloatArray, reasons: npt.NDArray[np.int8]
+) -> Selection:
+    taken = np.asarray(budget.taken[:keep], dtype=np.int64)
+    forms = np.asarray(budget.forms[:keep], dtype=np.int8)
+    costs = np.asarray(budget.costs[:keep], dtype=np.int64)
+    ranks = np.arange(1, keep + 1, dtype=np.int64)
+    chronological = np.lexsort((taken, times[taken])) if keep else np.zeros(0, dtype=np.int64)
+    return Selection(
+        indices=taken[chronological],
+        ranks=ranks[chronological],
+        forms=forms[chronological],
+        tokens=costs[chronological],
+        reasons=reasons,
+    )

@@ -1,0 +1,331 @@
+"""The RELEVANT and RECENT strategies: conversation turns instead of scored entries.
+
+Message entries are grouped into turns with group_history_into_turns; tool outputs (and any
+other entry without a role) attach to turns the way the kit attaches tool calls. A turn is
+the unit of selection: all its entries go in, or none.
+
+- RELEVANT: select_relevant_turns (keep_recent turns always, older ones above the relevance
+  floor), then the kit's downstream subtractive pass: shed the oldest non-recent survivors,
+  then the oldest recent ones, until the budget (and max_entries) holds.
+- RECENT: the naive newest-first rule of select_naive_turns, over the entries' own token
+  counts.
+
+The budget counts each selected entry's tokens in its returned form (the Fit rule), not the
+turn's relevance text; `estimate_tokens` only feeds the floor's utilisation as in the kit.
+`fill`, `min_score` and `adaptive` do not apply to turn strategies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from sharedctx_server.fit.relevance import (
+    RELEVANCE_FLOOR_CURVE,
+    RELEVANCE_FLOOR_MAX,
+    RELEVANCE_FLOOR_MIN,
+    EstimateTokens,
+    HistoryTurn,
+    Message,
+    ToolCall,
+    content_tokens,
+    group_history_into_turns,
+    relevance_to_query,
+    scaled_relevance_floor,
+    select_relevant_turns,
+)
+from sharedctx_server.fit.result import Form, Reason, Selection
+from sharedctx_server.fit.selection import SelectionOptions
+
+__all__ = ["ConversationEntry", "TurnSelection", "select_recent", "select_relevant"]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class ConversationEntry:
+    """One candidate as the turn strategies see it.
+
+    `role` is the message role ("user", "assistant", ...); None marks a tool output or any
+    other non-message entry, which attaches to the turn it happened in as a tool call with
+    `tool` and `args` (pass the output's text as `args` to let its first 200 characters count
+    towards the turn's relevance). `created_at` is a sortable string, e.g. ISO-8601.
+    """
+
+    created_at: str
+    role: str | None
+    content: str = ""
+    tool: str | None = None
+    args: object = None
+
+
+@dataclass(frozen=True, eq=False)
+class TurnSelection:
+    """The selection plus the turn structure behind it (for explain).
+
+    `turn_of[i]`: the turn of candidate i (-1: filtered out or unattached); `relevance[t]`:
+    turn t's relevance to the query (RELEVANT; zeros for RECENT); `floor`: the relevance
+    floor used (None for RECENT).
+    """
+
+    selection: Selection
+    turn_of: IntArray
+    relevance: FloatArray
+    floor: float | None
+
+
+@dataclass(frozen=True, eq=False)
+class _Turns:
+    turns: list[HistoryTurn]
+    members: list[list[int]]  # candidate rows of each turn, chronological
+    turn_of: IntArray
+    reasons: npt.NDArray[np.int8]
+    order: IntArray  # eligible rows, chronological
+
+
+def _group(entries: Sequence[ConversationEntry], eligible: BoolArray | None) -> _Turns:
+    n = len(entries)
+    reasons = np.full(n, Reason.BUDGET, dtype=np.int8)
+    mask = np.ones(n, dtype=np.bool_) if eligible is None else np.array(eligible, dtype=np.bool_)
+    reasons[~mask] = Reason.FILTERED
+    rows = sorted(np.flatnonzero(mask).tolist(), key=lambda i: (entries[i].created_at, i))
+    messages: list[Message] = []
+    calls: list[ToolCall] = []
+    row_of: dict[int, int] = {}  # id() of the Message / ToolCall -> candidate row
+    for i in rows:
+        e = entries[i]
+        item: Message | ToolCall
+        if e.role is not None:
+            item = Message(e.role, e.content, e.created_at)
+            messages.append(item)
+        else:
+            item = ToolCall(e.created_at, e.tool, e.args)
+            calls.append(item)
+        row_of[id(item)] = i
+    turns = group_history_into_turns(messages, calls)
+    turn_of = np.full(n, -1, dtype=np.int64)
+    members: list[list[int]] = []
+    for t, turn in enumerate(turns):
+        member_rows = sorted(
+            (row_of[id(x)] for x in [*turn.messages, *turn.tool_calls]),
+            key=lambda i: (entries[i].created_at, i),
+        )
+        members.append(member_rows)
+        turn_of[member_rows] = t
+    attached = turn_of >= 0
+    reasons[mask & ~attached] = Reason.UNATTACHED
+    return _Turns(turns, members, turn_of, reasons, np.asarray(rows, dtype=np.int64))
+
+
+def _costs(options: SelectionOptions, full: IntArray, comp: IntArray) -> IntArray:
+    if options.form is Form.FULL:
+        return full
+    if options.form is Form.COMPRESSED:
+        return comp
+    return np.minimum(full, comp)  # AUTO: forms are settled after the turns are chosen
+
+
+def _too_large(grouped: _Turns, turn_cost: IntArray, budget: int) -> BoolArray:
+    big = turn_cost > budget
+    for t in np.flatnonzero(big).tolist():
+        grouped.reasons[grouped.members[t]] = Reason.TOO_LARGE
+    return big
+
+
+def _finish(
+    grouped: _Turns,
+    kept_turns: list[int],
+    options: SelectionOptions,
+    full: IntArray,
+    comp: IntArray,
+) -> Selection:
+    rows = [i for t in kept_turns for i in grouped.members[t]]
+    order = {i: p for p, i in enumerate(grouped.order.tolist())}
+    rows.sort(key=order.__getitem__)  # chronological
+    chosen = np.asarray(rows, dtype=np.int64)
+    grouped.reasons[chosen] = Reason.SELECTED
+    newest_first = chosen[::-1]
+    forms, costs = _settle_forms(newest_first, options, full, comp)
+    ranks = np.arange(1, chosen.size + 1, dtype=np.int64)
+    return Selection(
+        indices=chosen,
+        ranks=ranks[::-1].copy(),
+        forms=forms[::-1].copy(),
+        tokens=costs[::-1].copy(),
+        reasons=grouped.reasons,
+    )
+
+
+def _settle_forms(
+    rows: IntArray, options: SelectionOptions, full: IntArray, comp: IntArray
+) -> tuple[npt.NDArray[np.int8], IntArray]:
+    """Forms and costs of the chosen rows, walked newest first."""
+    if options.form is not Form.AUTO:
+        form = Form.FULL if options.form is Form.FULL else Form.COMPRESSED
+        costs = full[rows] if form is Form.FULL else comp[rows]
+        return np.full(rows.size, int(form), dtype=np.int8), costs.astype(np.int64)
+    smallest = np.minimum(full[rows], comp[rows])
+    # What the entries after each one need at least: reserved so that taking a full form
+    # early never squeezes a later entry out of a budget the turns were chosen to fit.
+    reserve_after = np.concatenate([np.cumsum(smallest[::-1])[::-1][1:], [0]]).tolist()
+    chosen_forms: list[int] = []
+    chosen_costs: list[int] = []
+    used = 0
+    fulls, comps = full[rows].tolist(), comp[rows].tolist()
+    for p, (f, c) in enumerate(zip(fulls, comps, strict=True)):
+        within = used + f <= options.threshold
+        fits_full = within and used + f + reserve_after[p] <= options.budget_tokens
+        if fits_full or f <= c:
+            chosen_forms.append(int(Form.FULL))
+            chosen_costs.append(f)
+        else:
+            chosen_forms.append(int(Form.COMPRESSED))
+            chosen_costs.append(c)
+        used += chosen_costs[-1]
+    return np.asarray(chosen_forms, dtype=np.int8), np.asarray(chosen_costs, dtype=np.int64)
+
+
+def _turn_costs(grouped: _Turns, entry_cost: IntArray) -> IntArray:
+    return np.asarray([int(entry_cost[m].sum()) for m in grouped.members], dtype=np.int64)
+
+
+def select_relevant(
+    entries: Sequence[ConversationEntry],
+    query: str,
+    original_tokens: IntArray,
+    compressed_tokens: IntArray,
+    options: SelectionOptions,
+    *,
+    estimate_tokens: EstimateTokens,
+    eligible: BoolArray | None = None,
+    floor_min: float | None = None,
+    floor_max: float | None = None,
+    floor_curve: float | None = None,
+) -> TurnSelection:
+    """RELEVANT: relevant and recent turns, oldest non-recent shed until the budget holds."""
+    full = np.asarray(original_tokens, dtype=np.int64)
+    comp = np.asarray(compressed_tokens, dtype=np.int64)
+    grouped = _group(entries, eligible)
+    turns = grouped.turns
+    survivors = select_relevant_turns(
+        turns,
+        query,
+        estimate_tokens=estimate_tokens,
+        history_budget=options.budget_tokens,
+        keep_recent=options.keep_recent,
+        floor_min=floor_min,
+        floor_max=floor_max,
+        floor_curve=floor_curve,
+    )
+    surviving_ids = {id(t) for t in survivors}
+    query_tokens = content_tokens(query)
+    relevance = np.asarray(
+        [relevance_to_query(t.qa, query_tokens) for t in turns], dtype=np.float64
+    )
+    for t, turn in enumerate(turns):
+        if id(turn) not in surviving_ids:
+            grouped.reasons[grouped.members[t]] = Reason.FLOOR
+    kept = [t for t, turn in enumerate(turns) if id(turn) in surviving_ids]
+
+    turn_cost = _turn_costs(grouped, _costs(options, full, comp))
+    big = _too_large(grouped, turn_cost, options.budget_tokens)
+    kept = [t for t in kept if not big[t]]
+    recent_start = len(turns) - options.keep_recent
+    # Shed order: oldest non-recent first, then the oldest recent turns.
+    shed_order = [t for t in kept if t < recent_start] + [t for t in kept if t >= recent_start]
+    kept_set = set(_keep_suffix(grouped, shed_order, turn_cost, options))
+    kept = [t for t in kept if t in kept_set]
+    selection = _finish(grouped, kept, options, full, comp)
+    floor = _floor_used(turns, estimate_tokens, options, floor_min, floor_max, floor_curve)
+    return TurnSelection(selection, grouped.turn_of, relevance, floor)
+
+
+def _keep_suffix(
+    grouped: _Turns, shed_order: list[int], turn_cost: IntArray, options: SelectionOptions
+) -> list[int]:
+    """The longest suffix of `shed_order` within the budget and max_entries; the shed turns'
+    entries get their reason."""
+    if not shed_order:
+        return []
+    costs = turn_cost[shed_order]
+    counts = np.asarray([len(grouped.members[t]) for t in shed_order], dtype=np.int64)
+    tail_cost = np.cumsum(costs[::-1])[::-1]
+    tail_count = np.cumsum(counts[::-1])[::-1]
+    cap = options.max_entries
+    ok = tail_cost <= options.budget_tokens
+    if cap is not None:
+        ok &= tail_count <= cap
+    # ok is monotone (tails shrink as the start moves right): the first True starts the keep.
+    start = int(np.argmax(ok)) if ok.any() else len(shed_order)
+    for p, t in enumerate(shed_order[:start]):
+        over_budget = tail_cost[p] > options.budget_tokens
+        reason = Reason.BUDGET if over_budget else Reason.MAX_ENTRIES
+        grouped.reasons[grouped.members[t]] = reason
+    return shed_order[start:]
+
+
+def _floor_used(
+    turns: list[HistoryTurn],
+    estimate_tokens: EstimateTokens,
+    options: SelectionOptions,
+    floor_min: float | None,
+    floor_max: float | None,
+    floor_curve: float | None,
+) -> float:
+    older = turns[: max(len(turns) - options.keep_recent, 0)]
+    older_tokens = sum(estimate_tokens(t.qa) for t in older)
+    u = older_tokens / options.budget_tokens
+    return scaled_relevance_floor(
+        u,
+        RELEVANCE_FLOOR_MIN if floor_min is None else floor_min,
+        RELEVANCE_FLOOR_MAX if floor_max is None else floor_max,
+        RELEVANCE_FLOOR_CURVE if floor_curve is None else floor_curve,
+    )
+
+
+def select_recent(
+    entries: Sequence[ConversationEntry],
+    original_tokens: IntArray,
+    compressed_tokens: IntArray,
+    options: SelectionOptions,
+    *,
+    eligible: BoolArray | None = None,
+) -> TurnSelection:
+    """RECENT: whole turns newest first, stopping at the first that does not fit.
+
+    select_naive_turns' rule over the entries' token counts, except that the budget is
+    never exceeded: newest turns larger than the whole budget are passed over (TOO_LARGE)
+    instead of being kept regardless.
+    """
+    full = np.asarray(original_tokens, dtype=np.int64)
+    comp = np.asarray(compressed_tokens, dtype=np.int64)
+    grouped = _group(entries, eligible)
+    turn_cost = _turn_costs(grouped, _costs(options, full, comp))
+    big = _too_large(grouped, turn_cost, options.budget_tokens)
+    newest_first = list(range(len(grouped.turns) - 1, -1, -1))
+    while newest_first and big[newest_first[0]]:
+        newest_first.pop(0)
+    kept: list[int] = []
+    used = 0
+    count = 0
+    stop_reason = Reason.BUDGET
+    for p, t in enumerate(newest_first):
+        members = len(grouped.members[t])
+        if options.max_entries is not None and count + members > options.max_entries:
+            stop_reason = Reason.MAX_ENTRIES
+        elif used + int(turn_cost[t]) <= options.budget_tokens:
+            kept.append(t)
+            used += int(turn_cost[t])
+            count += members
+            continue
+        for later in newest_first[p:]:
+            if not big[later]:
+                grouped.reasons[grouped.members[later]] = stop_reason
+        break
+    selection = _finish(grouped, sorted(kept), options, full, comp)
+    return TurnSelection(selection, grouped.turn_of, np.zeros(len(grouped.turns)), None)

@@ -1,0 +1,82 @@
+"""The seven SCORED factors and their weight presets (specs/fit.md)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from types import MappingProxyType
+
+import numpy as np
+import numpy.typing as npt
+
+from sharedctx_server.errors import InvalidArgument
+
+__all__ = ["FACTORS", "WEIGHT_PRESETS", "resolve_weights"]
+
+# Column order of every factor matrix and weight vector in this package.
+FACTORS: tuple[str, ...] = (
+    "recency",
+    "semantic_similarity",
+    "toin_importance",
+    "error_indicator",
+    "forward_reference",
+    "token_density",
+    "lexical_relevance",
+)
+
+# `default` is fusion-heavy: on LoCoMo the two similarity signals fused by rank carry retrieval
+# (recall 0.61-0.87 vs 0.11-0.32 for the seed's weights), while recency, error and importance
+# keep real weight for agent workloads where fresh tool output matters. Starting point for the
+# tuning on the development split; only these numbers should need to change.
+# `headroom` is the seed's example weights, kept verbatim.
+WEIGHT_PRESETS: Mapping[str, Mapping[str, float]] = MappingProxyType(
+    {
+        "default": MappingProxyType(
+            {
+                "recency": 0.10,
+                "semantic_similarity": 0.35,
+                "toin_importance": 0.07,
+                "error_indicator": 0.06,
+                "forward_reference": 0.03,
+                "token_density": 0.01,
+                "lexical_relevance": 0.38,
+            }
+        ),
+        "headroom": MappingProxyType(
+            {
+                "recency": 0.4,
+                "semantic_similarity": 0.3,
+                "toin_importance": 0.15,
+                "error_indicator": 0.1,
+                "forward_reference": 0.05,
+                "token_density": 0.0,
+                "lexical_relevance": 0.0,
+            }
+        ),
+    }
+)
+
+
+def resolve_weights(
+    preset: str = "default", overrides: Mapping[str, float] | None = None
+) -> npt.NDArray[np.float64]:
+    """The preset's weights with `overrides` applied, normalised to sum 1, in FACTORS order.
+
+    A weight of 0 disables its factor. All-zero weights give an all-zero vector (every
+    candidate then scores 0 and ties are broken by recency).
+    """
+    name = preset or "default"
+    if name not in WEIGHT_PRESETS:
+        known = ", ".join(WEIGHT_PRESETS)
+        raise InvalidArgument("preset", f"unknown preset {name!r}; known: {known}")
+    merged = dict(WEIGHT_PRESETS[name])
+    for factor, weight in (overrides or {}).items():
+        if factor not in merged:
+            known = ", ".join(FACTORS)
+            raise InvalidArgument("weights", f"unknown factor {factor!r}; known: {known}")
+        if not math.isfinite(weight) or weight < 0:
+            raise InvalidArgument("weights", f"{factor} must be a finite number >= 0, got {weight}")
+        merged[factor] = float(weight)
+    vector = np.array([merged[f] for f in FACTORS], dtype=np.float64)
+    total = vector.sum()
+    return vector / total if total > 0 else vector

@@ -1,0 +1,1 @@
+"""Tests of the pure Fit library (sharedctx_server.fit)."""

@@ -1,0 +1,124 @@
+"""Factor detectors computed at put time: error indicator, forward references, density."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sharedctx_server.fit import (
+    error_indicator,
+    forward_reference_score,
+    forward_references,
+    token_density_score,
+    token_density_scores,
+)
+
+NEGATIONS = [
+    "no errors found",
+    "0 errors",
+    "0 failed",
+    "error_count=0",
+    "errors: 0",
+    "Build succeeded. 0 Warning(s), 0 Error(s)",
+    "collected 12 items ... 12 passed, 0 failed",
+    "process finished with exit code 0",
+    "returncode=0",
+    "none of the tests failed",
+    "finished without errors",
+    "ran 10 tests, all passed",
+    "HTTP/1.1 200 OK",
+]
+
+ERRORS = [
+    "error: file not found",
+    "ValueError: invalid literal for int() with base 10: 'x'",
+    'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\n'
+    "KeyError: 'user'",
+    'Exception in thread "main" java.lang.IllegalStateException: closed\n'
+    "\tat com.acme.Pool.take(Pool.java:41)\n\tat com.acme.Main.main(Main.java:12)",
+    "panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:",
+    "thread 'main' panicked at 'called `Option::unwrap()` on a `None` value', src/main.rs:4:5",
+    "    at Object.<anonymous> (/srv/app/index.js:10:15)",
+    "command exited with code 1",
+    "exited with 2",
+    "subprocess returncode=1",
+    "HTTP/1.1 503 Service Unavailable",
+    "upstream answered status: 502",
+    "FAILED tests/test_api.py::test_login - AssertionError: assert 401 == 200",
+    "3 failed, 10 passed in 2.1s",
+    "fatal: not a git repository (or any of the parent directories): .git",
+    "Segmentation fault (core dumped)",
+    "error[E0308]: mismatched types",
+]
+
+
+@pytest.mark.parametrize("text", NEGATIONS)
+def test_saying_there_were_no_errors_is_not_an_error(text: str) -> None:
+    assert error_indicator(text) == 0.0
+
+
+@pytest.mark.parametrize("text", ERRORS)
+def test_error_evidence_scores_clearly(text: str) -> None:
+    assert error_indicator(text) >= 0.45
+
+
+def test_error_score_is_graded_by_the_strength_of_evidence() -> None:
+    word = error_indicator("the error handling docs")
+    exception = error_indicator("ValueError: bad")
+    traceback = error_indicator(ERRORS[2])
+    assert 0 < word < exception < traceback < 1
+
+
+def test_a_log_repeating_error_does_not_outweigh_a_traceback_by_volume() -> None:
+    spam = "warning: error budget at 80%\n" * 5000
+    assert error_indicator(spam) < error_indicator(ERRORS[2])
+
+
+def test_long_texts_are_judged_on_their_ends() -> None:
+    text = "ok\n" * 50_000 + ERRORS[2]
+    assert error_indicator(text) > 0.9
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(max_size=300))
+def test_error_indicator_is_in_unit_range(text: str) -> None:
+    assert 0.0 <= error_indicator(text) < 1.0
+
+
+def test_forward_reference_markers_and_references() -> None:
+    refs = forward_references(
+        "see {{ref}} and {{ref:deploy-plan}}; uses {{tool/grep#7}} and {{ D1:3 }} and {{D1:3}}"
+    )
+    assert refs.markers == 2 and refs.has_marker
+    assert refs.aliases == ("deploy-plan",)
+    assert refs.references == ("tool/grep#7", "D1:3")
+
+
+def test_text_without_markers_has_no_references() -> None:
+    refs = forward_references("plain {text} with {single} braces and {{}} empty ones")
+    assert refs.markers == 0 and not refs.has_marker and refs.references == ()
+
+
+def test_more_references_score_higher_but_stay_below_one() -> None:
+    scores = forward_reference_score([0, 1, 2, 3, 100]).tolist()
+    assert scores[0] == 0 and scores == sorted(scores) and scores[-1] < 1
+    assert scores[1] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("original", "compressed", "expected"),
+    [
+        (100, 100, 0.0),
+        (100, 50, 0.5),
+        (100, 25, 0.75),
+        (100, 10, 0.9),
+        (100, 200, 0.0),
+        (100, 0, 1.0),
+        (0, 0, 0.0),
+    ],
+)
+def test_token_density_maps_the_ratio_to_unit_range(
+    original: int, compressed: int, expected: float
+) -> None:
+    assert token_density_score(original, compressed) == pytest.approx(expected)
+    assert token_density_scores([original], [compressed])[0] == pytest.approx(expected)

@@ -1,0 +1,110 @@
+"""Lexical relevance: BM25 over incrementally kept namespace term statistics."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sharedctx_server.fit import TermStats, lexical_terms
+
+DOCS = [
+    "Deploy the staging database tonight",
+    "lunch plans for friday",
+    "rollback plan for the staging deploy failed with ValueError",
+    "database_connection timeout in prod-db-2",
+]
+
+
+def naive_bm25(
+    docs: list[list[str]], query: list[str], k1: float = 1.2, b: float = 0.75
+) -> list[float]:
+    n = len(docs)
+    avg = sum(len(d) for d in docs) / n
+    out = []
+    for d in docs:
+        score = 0.0
+        for term in dict.fromkeys(query):
+            df = sum(1 for x in docs if term in x)
+            tf = d.count(term)
+            if not df or not tf:
+                continue
+            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(d) / avg))
+        out.append(score)
+    return out
+
+
+def test_terms_split_identifiers_and_drop_function_words() -> None:
+    assert lexical_terms("The database_connection to prod-db-2 timed out") == [
+        "database",
+        "connection",
+        "prod",
+        "db",
+        "timed",
+        "out",
+    ]
+    assert lexical_terms("東京の天気") == ["東", "京", "の", "天", "気"]
+    assert lexical_terms("İstanbul ÉCOLE") == ["i̇stanbul", "école"]
+
+
+def test_bm25_matches_the_formula() -> None:
+    stats = TermStats()
+    tokenised = [lexical_terms(d) for d in DOCS]
+    for slot, terms in enumerate(tokenised):
+        stats.add(slot, terms)
+    query = lexical_terms("staging deploy database")
+    assert stats.bm25_scores(query).tolist() == pytest.approx(naive_bm25(tokenised, query))
+    assert stats.bm25_scores(query)[1] == 0.0
+
+
+def test_scores_come_back_aligned_with_slots_and_sized_on_request() -> None:
+    stats = TermStats()
+    stats.add(5, ["alpha"])
+    scores = stats.bm25_scores(["alpha"], size=8)
+    assert scores.shape == (8,) and scores[5] > 0 and scores[:5].sum() == 0
+    assert stats.bm25_scores(["alpha"], size=3).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_remove_and_overwrite_update_document_frequencies() -> None:
+    stats = TermStats()
+    stats.add(0, ["a", "b"])
+    stats.add(1, ["b"])
+    assert stats.document_frequency("b") == 2
+    stats.add(1, ["c"])  # overwrite
+    assert stats.document_frequency("b") == 1 and stats.document_frequency("c") == 1
+    stats.remove(0)
+    stats.remove(0)  # absent: no-op
+    assert stats.documents == 1 and stats.document_frequency("a") == 0
+    assert stats.average_length == 1.0
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 8), st.lists(st.sampled_from("abcdef"), max_size=6) | st.none()),
+        max_size=30,
+    ),
+    st.lists(st.sampled_from("abcdefg"), min_size=1, max_size=4),
+)
+def test_incremental_updates_equal_a_fresh_index(
+    ops: list[tuple[int, list[str] | None]], query: list[str]
+) -> None:
+    """Any sequence of puts, overwrites and deletes leaves the same statistics (and scores)
+    as indexing the surviving documents from scratch."""
+    stats = TermStats()
+    alive: dict[int, list[str]] = {}
+    for slot, terms in ops:
+        if terms is None:
+            stats.remove(slot)
+            alive.pop(slot, None)
+        else:
+            stats.add(slot, terms)
+            alive[slot] = terms
+        stats.bm25_scores(query, size=9)  # interleaved reads must not go stale
+    fresh = TermStats()
+    for slot, terms in alive.items():
+        fresh.add(slot, terms)
+    assert np.allclose(stats.bm25_scores(query, size=9), fresh.bm25_scores(query, size=9))

@@ -1,0 +1,204 @@
+"""RELEVANT and RECENT strategies over message and tool-output entries."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sharedctx_server.fit import (
+    ConversationEntry,
+    Form,
+    Reason,
+    SelectionOptions,
+    select_recent,
+    select_relevant,
+)
+
+
+def estimate(text: str) -> int:
+    return 0 if not text else math.ceil(len(text) / 4)
+
+
+def ts(i: int) -> str:
+    return f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z"
+
+
+def conversation(pairs: list[tuple[str, str]]) -> list[ConversationEntry]:
+    out = []
+    for i, (question, answer) in enumerate(pairs):
+        out.append(ConversationEntry(ts(2 * i), "user", question))
+        out.append(ConversationEntry(ts(2 * i + 1), "assistant", answer))
+    return out
+
+
+def tokens(entries: list[ConversationEntry], each: int = 10) -> np.ndarray:
+    return np.full(len(entries), each, dtype=np.int64)
+
+
+def relevant(entries: list[ConversationEntry], query: str, budget: int, **kw: Any) -> Any:
+    t = kw.pop("tokens", tokens(entries))
+    floors = {k: kw.pop(k) for k in ("floor_min", "floor_max", "floor_curve") if k in kw}
+    opts = SelectionOptions(budget_tokens=budget, **kw)
+    return select_relevant(entries, query, t, t, opts, estimate_tokens=estimate, **floors)
+
+
+PAIRS = [
+    ("how do we deploy the staging database", "run the migration then deploy"),
+    ("what is for lunch", "pizza"),
+    ("any news on the weather", "sunny all week"),
+    ("and tomorrow", "rain"),
+]
+
+
+def test_relevant_keeps_matching_turns_and_the_recent_ones() -> None:
+    entries = conversation(PAIRS)
+    result = relevant(entries, "deploy the staging database", 1000)
+    assert result.selection.indices.tolist() == [0, 1, 4, 5, 6, 7]
+    assert [result.selection.reason_of(i) for i in (2, 3)] == [Reason.FLOOR] * 2
+    assert result.turn_of.tolist() == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert result.relevance[0] == 1.0 and result.floor is not None
+
+
+def test_relevant_sheds_the_oldest_non_recent_turns_until_the_budget_holds() -> None:
+    pairs = [(f"deploy staging step {i}", f"done deploying {i}") for i in range(5)]
+    entries = conversation(pairs)
+    result = relevant(entries, "deploy staging", 60, floor_min=0.0, floor_max=0.0)
+    # Three turns of 20 tokens fit: the oldest two are shed, the two recent ones stay.
+    assert result.selection.indices.tolist() == [4, 5, 6, 7, 8, 9]
+    assert result.selection.total_tokens == 60
+    assert result.selection.reason_of(0) is Reason.BUDGET
+
+
+def test_relevant_sheds_recent_turns_last_and_never_exceeds_the_budget() -> None:
+    entries = conversation(PAIRS)
+    result = relevant(entries, "deploy the staging database", 25, keep_recent=2)
+    # Only one 20-token turn fits: the newest.
+    assert result.selection.indices.tolist() == [6, 7]
+
+
+def test_tool_outputs_attach_to_their_turn_and_count_towards_relevance() -> None:
+    entries = conversation(PAIRS[:2]) + [
+        ConversationEntry(ts(2), None, tool="grep", args="found the staging database config"),
+        ConversationEntry("2025-01-01T00:00:00Z", None, tool="ls", args="older than every turn"),
+    ]
+    result = relevant(entries, "staging database config", 1000, keep_recent=0)
+    assert result.turn_of.tolist()[4:] == [1, -1]
+    assert result.selection.reason_of(5) is Reason.UNATTACHED
+    assert 4 in result.selection.indices.tolist() and 2 in result.selection.indices.tolist()
+
+
+def test_filtered_entries_take_no_part() -> None:
+    entries = conversation(PAIRS)
+    eligible = np.ones(len(entries), dtype=bool)
+    eligible[7] = False
+    t = tokens(entries)
+    opts = SelectionOptions(budget_tokens=1000, keep_recent=1)
+    result = select_relevant(entries, "", t, t, opts, estimate_tokens=estimate, eligible=eligible)
+    assert result.selection.reason_of(7) is Reason.FILTERED
+    assert result.selection.indices.tolist() == [6]  # the last turn is now the user message
+
+
+def test_a_turn_larger_than_the_budget_is_too_large() -> None:
+    entries = conversation(PAIRS)
+    t = tokens(entries)
+    t[7] = 500
+    result = relevant(entries, "", 100, tokens=t)
+    assert result.selection.reason_of(6) is Reason.TOO_LARGE
+    assert result.selection.indices.tolist() == [4, 5]
+
+
+def test_recent_is_newest_first_and_stops_at_the_first_turn_that_does_not_fit() -> None:
+    entries = conversation(PAIRS)
+    t = tokens(entries)
+    t[3] = 100
+    result = select_recent(entries, t, t, SelectionOptions(budget_tokens=60))
+    assert result.selection.indices.tolist() == [4, 5, 6, 7]
+    assert result.selection.reason_of(0) is Reason.BUDGET
+
+
+def test_recent_passes_over_a_newest_turn_that_can_never_fit() -> None:
+    entries = conversation(PAIRS)
+    t = tokens(entries)
+    t[7] = 1000
+    result = select_recent(entries, t, t, SelectionOptions(budget_tokens=40))
+    assert result.selection.reason_of(7) is Reason.TOO_LARGE
+    assert result.selection.indices.tolist() == [2, 3, 4, 5]
+
+
+def test_recent_respects_max_entries_by_whole_turns() -> None:
+    entries = conversation(PAIRS)
+    result = select_recent(
+        entries,
+        tokens(entries),
+        tokens(entries),
+        SelectionOptions(budget_tokens=1000, max_entries=3),
+    )
+    assert result.selection.indices.tolist() == [6, 7]
+    assert result.selection.reason_of(5) is Reason.MAX_ENTRIES
+
+
+def test_auto_form_in_turn_strategies_keeps_every_chosen_turn_within_budget() -> None:
+    entries = conversation(PAIRS)
+    full = np.full(len(entries), 30, dtype=np.int64)
+    comp = np.full(len(entries), 10, dtype=np.int64)
+    opts = SelectionOptions(budget_tokens=100, form=Form.AUTO)
+    result = select_recent(entries, full, comp, opts)
+    sel = result.selection
+    # The newest entry takes its full form (30) only because the other seven still fit
+    # compressed (70); the rest go compressed.
+    assert sel.indices.size == 8 and sel.total_tokens == 100
+    newest = sel.indices.tolist().index(7)
+    assert sel.forms[newest] == Form.FULL and sel.ranks[newest] == 1
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> tuple[list[ConversationEntry], np.ndarray, np.ndarray]:
+    n = draw(st.integers(0, 20))
+    entries = []
+    for _ in range(n):
+        role = draw(st.sampled_from(["user", "assistant", "assistant", None]))
+        text = draw(st.sampled_from(["deploy staging", "lunch", "database config", "ok"]))
+        entries.append(ConversationEntry(ts(draw(st.integers(0, 30))), role, text, "tool", text))
+    full = np.asarray(draw(st.lists(st.integers(0, 40), min_size=n, max_size=n)), dtype=np.int64)
+    comp = np.asarray([draw(st.integers(0, int(f))) for f in full], dtype=np.int64)
+    return entries, full, comp
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    histories(),
+    st.integers(1, 150),
+    st.integers(0, 3),
+    st.sampled_from([Form.FULL, Form.COMPRESSED, Form.AUTO]),
+    st.none() | st.integers(0, 8),
+)
+def test_turn_strategies_never_exceed_the_budget_and_give_every_entry_a_reason(
+    history: tuple[list[ConversationEntry], np.ndarray, np.ndarray],
+    budget: int,
+    keep_recent: int,
+    form: Form,
+    max_entries: int | None,
+) -> None:
+    entries, full, comp = history
+    opts = SelectionOptions(
+        budget_tokens=budget, keep_recent=keep_recent, form=form, max_entries=max_entries
+    )
+    for result in (
+        select_relevant(
+            entries, "deploy staging database", full, comp, opts, estimate_tokens=estimate
+        ),
+        select_recent(entries, full, comp, opts),
+    ):
+        sel = result.selection
+        assert sel.total_tokens <= budget
+        assert max_entries is None or sel.indices.size <= max_entries
+        assert sel.reasons.size == len(entries)
+        assert (sel.reasons == Reason.SELECTED).sum() == sel.indices.size
+        # whole turns only
+        chosen = set(sel.indices.tolist())
+        for t in set(result.turn_of[sel.indices].tolist()):
+            members = set(np.flatnonzero(result.turn_of == t).tolist())
+            assert members <= chosen
