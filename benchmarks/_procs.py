@@ -16,8 +16,8 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import grpc
+import redis.asyncio as aioredis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-
 from sharedctx_server.embedded import EmbeddedRedis, free_port
 
 
@@ -80,3 +80,71 @@ def sharedctx_server(redis_url: str, *extra: str) -> contextlib.AbstractAsyncCon
 def echo_server() -> contextlib.AbstractAsyncContextManager[int]:
     """The bare grpc.aio echo server (benchmarks/echo_server.py)."""
     return subprocess_server(["benchmarks.echo_server"])
+
+
+class RestartableRedis:
+    """A Valkey on a fixed loopback port and data folder that can be SIGKILLed and restarted.
+
+    Unlike the embedded default's supervisor, nothing restarts it behind the caller's back, so
+    a fault test decides how long Redis stays down.
+    """
+
+    def __init__(self, data_dir: Path, appendfsync: str = "always") -> None:
+        self.data_dir = data_dir
+        self.appendfsync = appendfsync
+        self.port = free_port()
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """redis:// URL (the same across restarts)."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    async def start(self, timeout: float = 60.0) -> float:
+        """Start on the same port and data; seconds until it answered PING (AOF replay included)."""
+        from sharedctx_server.embedded import server_binary
+
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
+        command = [
+            str(server_binary()),
+            "--bind", "127.0.0.1", "--port", str(self.port),
+            "--dir", str(self.data_dir), "--appendonly", "yes",
+            "--appendfsync", self.appendfsync, "--save", "",
+            "--daemonize", "no", "--protected-mode", "yes",
+            "--logfile", str(self.data_dir / "valkey.log"),
+        ]  # fmt: skip
+        self._proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = aioredis.Redis.from_url(self.url, socket_connect_timeout=0.2, socket_timeout=1)
+        try:
+            while True:
+                if self._proc.poll() is not None:
+                    raise RuntimeError(f"Valkey exited; see {self.data_dir / 'valkey.log'}")
+                try:
+                    if await client.ping():  # -LOADING (AOF replay) raises, so keep polling
+                        return time.monotonic() - started
+                except (aioredis.RedisError, OSError):
+                    pass
+                if time.monotonic() - started > timeout:
+                    raise RuntimeError(f"Valkey did not answer within {timeout:.0f}s")
+                await asyncio.sleep(0.02)
+        finally:
+            await client.aclose()
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to flush anything; only what was fsynced survives."""
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait(20)
+            self._proc = None
+
+    def stop(self) -> None:
+        """SIGTERM and wait."""
+        if self._proc is not None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait(20)
+            self._proc = None

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import grpc
 import redis.asyncio as aioredis
-
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 
@@ -149,7 +148,10 @@ def main() -> None:
     for name, value in summary.items():
         print(f"{name}: {value:.2f}x")
     target = summary["get_c32_vs_grpc_echo"]
-    print(f"target Get@32 >= 0.8x bare gRPC echo: {target:.2f}x {'MET' if target >= 0.8 else 'NOT MET'}")
+    print(
+        f"target Get@32 >= 0.8x bare gRPC echo: {target:.2f}x "
+        f"{'MET' if target >= 0.8 else 'NOT MET'}"
+    )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(

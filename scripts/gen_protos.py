@@ -48,7 +48,9 @@ def generate(out: Path = OUT) -> list[Path]:
     written = []
     for proto in proto_files():
         stem = out / proto.relative_to(PROTO_ROOT).with_suffix("")
-        written += [stem.parent / f"{stem.name}{s}" for s in ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py")]
+        written += [
+            stem.parent / f"{stem.name}{s}" for s in ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py")
+        ]
         init = stem.parent / "__init__.py"
         if not init.exists():
             init.write_text('"""Generated protocol code (scripts/gen_protos.py)."""\n')

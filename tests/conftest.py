@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 import redis
-
 from sharedctx import AsyncClient
 from sharedctx_server.server import RunningServer, start
 from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
 
+from .support.models import shared_embedder
 from .support.redis_servers import SharedRedis
 
 
@@ -57,7 +57,7 @@ def settings(clean_redis: str, tmp_path: Any) -> Settings:
 @pytest.fixture
 async def server(settings: Settings, token_counter: TokenCounter) -> AsyncIterator[RunningServer]:
     """A real gRPC server on 127.0.0.1:<free port> backed by the session Redis."""
-    running = await start(settings, tokens=token_counter)
+    running = await start(settings, tokens=token_counter, embedder=shared_embedder())
     yield running
     await running.stop(0.5)
 
@@ -75,10 +75,11 @@ def threaded_server(settings: Settings, token_counter: TokenCounter) -> Iterator
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
-    running = asyncio.run_coroutine_threadsafe(start(settings, tokens=token_counter), loop).result(30)
+    running = asyncio.run_coroutine_threadsafe(
+        start(settings, tokens=token_counter, embedder=shared_embedder()), loop
+    ).result(30)
     yield running
     asyncio.run_coroutine_threadsafe(running.stop(0.5), loop).result(30)
     loop.call_soon_threadsafe(loop.stop)
     thread.join(10)
     loop.close()
-

@@ -1,4 +1,4 @@
-"""Bad input gets INVALID_ARGUMENT (or RESOURCE_EXHAUSTED for limits), names the rule, writes nothing."""
+"""Bad input: INVALID_ARGUMENT (RESOURCE_EXHAUSTED for limits) naming the rule; nothing written."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from typing import Any
 
 import grpc
 import pytest
-
 from sharedctx import AsyncClient, InvalidArgumentError, ResourceExhaustedError
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc

@@ -6,7 +6,6 @@ import io
 import json
 
 import pytest
-
 from sharedctx.cli import main
 from sharedctx_server.server import RunningServer
 
@@ -25,7 +24,9 @@ def test_put_get_keys_delete_round_trip(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     target = ("--target", f"127.0.0.1:{threaded_server.port}", "-n", NS)
-    code, out, _ = run(capsys, "put", *target, "tool/grep#7", "found 3 matches", "--kind", "tool_output")
+    code, out, _ = run(
+        capsys, "put", *target, "tool/grep#7", "found 3 matches", "--kind", "tool_output"
+    )
     assert code == 0 and "stored tool/grep#7 version 1" in out
 
     monkeypatch.setattr("sys.stdin", io.StringIO("from stdin\n"))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from sharedctx import Client, NotFoundError, PutItem, VersionConflictError
 from sharedctx_server.server import RunningServer
 

@@ -7,7 +7,6 @@ import time
 from datetime import datetime, timezone
 
 import pytest
-
 from sharedctx import (
     AlreadyExistsError,
     AsyncClient,
@@ -234,9 +233,7 @@ async def test_stats_totals_and_savings(client: AsyncClient) -> None:
     assert stats.original_tokens == a.original_tokens + b.original_tokens
     assert stats.compressed_tokens == a.compressed_tokens + b.compressed_tokens
     assert stats.tokens_saved == stats.original_tokens - stats.compressed_tokens
-    assert stats.savings_percent == pytest.approx(
-        100 * stats.tokens_saved / stats.original_tokens
-    )
+    assert stats.savings_percent == pytest.approx(100 * stats.tokens_saved / stats.original_tokens)
     assert stats.bytes_stored == len("word " * 100) + len("word x100") + len("hello there")
     await client.put(NS, "a", "short now")
     assert (await client.stats(NS)).entries == 2

@@ -15,20 +15,25 @@ from .errors import (
     UnavailableError,
     VersionConflictError,
 )
-from .types import Entry, PutItem, Stats
+from .types import Change, Entry, FitCandidate, FitEntry, FitResult, PutItem, ReembedProgress, Stats
 
 __all__ = [
     "AlreadyExistsError",
     "AsyncClient",
     "CancelledError",
+    "Change",
     "Client",
     "DeadlineExceededError",
     "Entry",
+    "FitCandidate",
+    "FitEntry",
+    "FitResult",
     "InternalError",
     "InvalidArgumentError",
     "NotFoundError",
     "PermissionDeniedError",
     "PutItem",
+    "ReembedProgress",
     "ResourceExhaustedError",
     "SharedCtxError",
     "Stats",

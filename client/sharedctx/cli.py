@@ -7,7 +7,10 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
+
+import grpc
 
 from .client import DEFAULT_TARGET, Client
 from .errors import SharedCtxError
@@ -25,6 +28,14 @@ def _add_client_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--timeout", type=float, default=10.0, help="per-call deadline in seconds")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--tls", action="store_true", help="use TLS, trusting the system's CAs")
+    p.add_argument(
+        "--tls-ca",
+        default=os.environ.get("SHAREDCTX_TLS_CA"),
+        help="use TLS, trusting this CA certificate (PEM; env SHAREDCTX_TLS_CA)",
+    )
+    p.add_argument("--tls-client-cert", help="client certificate (PEM) for servers that want mTLS")
+    p.add_argument("--tls-client-key", help="private key (PEM) of --tls-client-cert")
     p.add_argument("-n", "--namespace", required=True, help="namespace, e.g. team-a/session-42")
 
 
@@ -41,6 +52,20 @@ def _serve_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-content-bytes", type=int, help="largest content accepted (1 MiB)")
     p.add_argument("--max-batch-entries", type=int, help="most entries per PutMany/GetMany")
     p.add_argument("--log-level", default=os.environ.get("SHAREDCTX_LOG_LEVEL", "INFO"))
+    sec = p.add_argument_group("security (each flag also reads SHAREDCTX_<FLAG_NAME>)")
+    sec.add_argument("--auth-tokens", type=Path, help="JSON file of bearer tokens and their scope")
+    sec.add_argument("--jwt-key", type=Path, help="JWT key file: HS256 secret or PEM public key")
+    sec.add_argument("--jwt-issuer", help="required `iss` of JWTs")
+    sec.add_argument("--jwt-audience", help="required `aud` of JWTs")
+    sec.add_argument("--tls-cert", type=Path, help="server certificate chain (PEM): serve TLS")
+    sec.add_argument("--tls-key", type=Path, help="private key (PEM) of --tls-cert")
+    sec.add_argument("--tls-client-ca", type=Path, help="require client certificates of this CA")
+    sec.add_argument(
+        "--insecure",
+        action="store_true",
+        default=None,
+        help="allow serving a non-loopback address without authentication",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -92,6 +117,7 @@ def _serve(args: argparse.Namespace) -> int:
     import logging
 
     try:
+        from sharedctx_server.errors import ConfigError
         from sharedctx_server.server import serve
         from sharedctx_server.settings import Settings
     except ImportError:
@@ -110,9 +136,41 @@ def _serve(args: argparse.Namespace) -> int:
         grace_seconds=args.grace_seconds,
         max_content_bytes=args.max_content_bytes,
         max_batch_entries=args.max_batch_entries,
+        auth_tokens=args.auth_tokens,
+        jwt_key=args.jwt_key,
+        jwt_issuer=args.jwt_issuer,
+        jwt_audience=args.jwt_audience,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        tls_client_ca=args.tls_client_ca,
+        insecure=args.insecure,
     )
-    asyncio.run(serve(settings))
+    try:
+        asyncio.run(serve(settings))
+    except ConfigError as exc:
+        print(f"sharedctx serve: {exc}", file=sys.stderr)
+        return 2
     return 0
+
+
+def _read_pem(path: str | None) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise SystemExit(f"sharedctx: cannot read {path}: {exc.strerror}") from None
+
+
+def _credentials(args: argparse.Namespace) -> grpc.ChannelCredentials | None:
+    """TLS channel credentials from --tls/--tls-ca/--tls-client-*, or None for plaintext."""
+    if not (args.tls or args.tls_ca or args.tls_client_cert):
+        return None
+    return grpc.ssl_channel_credentials(
+        root_certificates=_read_pem(args.tls_ca),
+        private_key=_read_pem(args.tls_client_key),
+        certificate_chain=_read_pem(args.tls_client_cert),
+    )
 
 
 def _emit(args: argparse.Namespace, data: Any, human: str) -> None:
@@ -120,7 +178,8 @@ def _emit(args: argparse.Namespace, data: Any, human: str) -> None:
 
 
 def _run_client(args: argparse.Namespace) -> int:
-    with Client(args.target, timeout=args.timeout, token=args.token) as client:
+    creds = _credentials(args)
+    with Client(args.target, timeout=args.timeout, token=args.token, credentials=creds) as client:
         ns = args.namespace
         if args.command == "put":
             content = args.content if args.content is not None else sys.stdin.read()

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import grpc
 
 from .errors import from_rpc_error
-from .types import Entry, PutItem, Stats
+from .types import Change, Entry, FitResult, PutItem, ReembedProgress, Stats, fit_request
 from .v1 import sharedctx_pb2 as pb
 from .v1 import sharedctx_pb2_grpc as pb_grpc
 
@@ -101,9 +101,7 @@ class Client:
         attempts = self._retries + 1 if idempotent else 1
         for attempt in range(attempts):
             try:
-                return method(
-                    request, timeout=timeout or self._timeout, metadata=self._metadata
-                )
+                return method(request, timeout=timeout or self._timeout, metadata=self._metadata)
             except grpc.RpcError as exc:
                 if attempt + 1 < attempts and exc.code() in _RETRYABLE:
                     time.sleep(_backoff(attempt))
@@ -134,9 +132,7 @@ class Client:
         timeout: float | None = None,
     ) -> list[Entry]:
         """Store several entries atomically (all or none)."""
-        reply = self._call(
-            self._stub.PutMany, _Requests.put_many(namespace, items), timeout, False
-        )
+        reply = self._call(self._stub.PutMany, _Requests.put_many(namespace, items), timeout, False)
         return [Entry.from_proto(e) for e in reply.entries]
 
     def get(
@@ -200,6 +196,37 @@ class Client:
         """Remove every entry of the namespace; returns how many were live."""
         req = pb.ClearRequest(namespace=namespace)
         return self._call(self._stub.Clear, req, timeout, False).deleted
+
+    def fit(
+        self,
+        namespace: str,
+        query: str,
+        budget_tokens: int,
+        *,
+        timeout: float | None = None,
+        **options: Any,
+    ) -> FitResult:
+        """The entries that best fill `budget_tokens` for `query` (options as in FitRequest)."""
+        req = fit_request(namespace, query, budget_tokens, **options)
+        return FitResult.from_proto(self._call(self._stub.Fit, req, timeout, True))
+
+    def watch(self, namespace: str, resume_token: str = "") -> Iterator[Change]:
+        """Changes of the namespace as they happen; resume after a Change.resume_token."""
+        req = pb.WatchRequest(namespace=namespace, resume_token=resume_token)
+        try:
+            for event in self._stub.Watch(req, metadata=self._metadata):
+                yield Change.from_proto(event)
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from None
+
+    def reembed(self, namespace: str, *, force: bool = False) -> Iterator[ReembedProgress]:
+        """Recompute the namespace's embeddings with the server's model, reporting progress."""
+        req = pb.ReembedRequest(namespace=namespace, force=force)
+        try:
+            for step in self._stub.Reembed(req, metadata=self._metadata):
+                yield ReembedProgress(step.done, step.total, step.computed)
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from None
 
 
 class AsyncClient:
@@ -339,6 +366,39 @@ class AsyncClient:
         """Remove every entry of the namespace; returns how many were live."""
         req = pb.ClearRequest(namespace=namespace)
         return int((await self._call(self._stub.Clear, req, timeout, False)).deleted)
+
+    async def fit(
+        self,
+        namespace: str,
+        query: str,
+        budget_tokens: int,
+        *,
+        timeout: float | None = None,
+        **options: Any,
+    ) -> FitResult:
+        """The entries that best fill `budget_tokens` for `query` (options as in FitRequest)."""
+        req = fit_request(namespace, query, budget_tokens, **options)
+        return FitResult.from_proto(await self._call(self._stub.Fit, req, timeout, True))
+
+    async def watch(self, namespace: str, resume_token: str = "") -> AsyncIterator[Change]:
+        """Changes of the namespace as they happen; resume after a Change.resume_token."""
+        req = pb.WatchRequest(namespace=namespace, resume_token=resume_token)
+        try:
+            async for event in self._stub.Watch(req, metadata=self._metadata):
+                yield Change.from_proto(event)
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from None
+
+    async def reembed(
+        self, namespace: str, *, force: bool = False
+    ) -> AsyncIterator[ReembedProgress]:
+        """Recompute the namespace's embeddings with the server's model, reporting progress."""
+        req = pb.ReembedRequest(namespace=namespace, force=force)
+        try:
+            async for step in self._stub.Reembed(req, metadata=self._metadata):
+                yield ReembedProgress(step.done, step.total, step.computed)
+        except grpc.RpcError as exc:
+            raise from_rpc_error(exc) from None
 
 
 __all__ = ["AsyncClient", "Client"]

@@ -146,6 +146,7 @@ class PutItem:
     event_time: datetime | float | None = None
     thread: str = ""
     if_version: int | None = None
+    embed: str | None = None  # "sync" (default) or "async"
 
     def to_proto(self, namespace: str = "") -> pb.PutRequest:
         """The PutRequest for this item."""
@@ -169,4 +170,200 @@ class PutItem:
             req.event_time.CopyFrom(to_timestamp(self.event_time))
         if self.if_version is not None:
             req.if_version = self.if_version
+        if self.embed is not None:
+            req.embed = _enum_value(pb.EmbedMode, "EMBED", self.embed)
         return req
+
+
+def _enum_value(enum: Any, prefix: str, name: str) -> int:
+    """Proto enum value for a lowercase name ("async" -> EMBED_ASYNC)."""
+    try:
+        return int(enum.Value(f"{prefix}_{name.upper()}"))
+    except ValueError:
+        known = [n[len(prefix) + 1 :].lower() for n in enum.keys() if not n.endswith("UNSPECIFIED")]
+        raise ValueError(
+            f"unknown {prefix.lower()} {name!r}; use one of {', '.join(known)}"
+        ) from None
+
+
+_FACTORS = (
+    "recency", "semantic_similarity", "toin_importance", "error_indicator",
+    "forward_reference", "token_density", "lexical_relevance",
+)  # fmt: skip
+
+
+def fit_request(
+    namespace: str,
+    query: str,
+    budget_tokens: int,
+    *,
+    strategy: str | None = None,
+    preset: str | None = None,
+    weights: dict[str, float] | None = None,
+    recency_decay_rate: float | None = None,
+    keep_recent: int | None = None,
+    max_entries: int | None = None,
+    adaptive: str | None = None,
+    form: str | None = None,
+    compress_threshold: int | None = None,
+    fill: str | None = None,
+    filters: dict[str, Any] | None = None,
+    min_score: float | None = None,
+    include_content: bool = False,
+    explain: bool = False,
+    expand_neighbours: bool | None = None,
+) -> pb.FitRequest:
+    """The FitRequest for Client.fit's arguments (names as in the proto, values lowercase)."""
+    req = pb.FitRequest(
+        namespace=namespace,
+        query=query,
+        budget_tokens=budget_tokens,
+        preset=preset or "",
+        include_content=include_content,
+        explain=explain,
+    )
+    if strategy:
+        req.strategy = _enum_value(pb.Strategy, "STRATEGY", strategy)
+    if adaptive:
+        req.adaptive = _enum_value(pb.Adaptive, "ADAPTIVE", adaptive)
+    if form:
+        req.form = _enum_value(pb.Form, "FORM", form)
+    if fill:
+        req.fill = _enum_value(pb.Fill, "FILL", fill)
+    for name, weight in (weights or {}).items():
+        if name not in _FACTORS:
+            raise ValueError(f"unknown factor {name!r}; use one of {', '.join(_FACTORS)}")
+        setattr(req.weights, name, weight)
+    for name, value in (
+        ("recency_decay_rate", recency_decay_rate),
+        ("keep_recent", keep_recent),
+        ("max_entries", max_entries),
+        ("compress_threshold", compress_threshold),
+        ("min_score", min_score),
+        ("expand_neighbours", expand_neighbours),
+    ):
+        if value is not None:
+            setattr(req, name, value)
+    for name, values in (filters or {}).items():
+        if name in ("include_kinds", "exclude_kinds"):
+            values = [kind_to_proto(v) for v in values]
+        getattr(req.filters, name).extend(values)
+    return req
+
+
+@dataclass(frozen=True)
+class FitEntry:
+    """One selected entry of a Fit."""
+
+    key: str
+    rank: int
+    score: float
+    form: str  # "full" or "compressed"
+    tokens: int
+    content: str
+    event_time: datetime | None
+    kind: str
+    thread: str
+
+
+@dataclass(frozen=True)
+class FitCandidate:
+    """A candidate's numbers and fate (explain)."""
+
+    key: str
+    score: float
+    reason: str
+    factors: dict[str, float]
+    neighbour_gain: float
+    embedded: bool
+    original_tokens: int
+    compressed_tokens: int
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """A Fit's selection, in chronological order."""
+
+    entries: list[FitEntry]
+    total_tokens: int
+    candidates: int
+    left_out: int
+    left_out_by_reason: dict[str, int]
+    weights: dict[str, float]
+    explain: list[FitCandidate]
+
+    @property
+    def keys(self) -> list[str]:
+        """Selected keys, chronological."""
+        return [e.key for e in self.entries]
+
+    @classmethod
+    def from_proto(cls, msg: pb.FitResponse) -> FitResult:
+        """Build from the wire message."""
+        return cls(
+            entries=[
+                FitEntry(
+                    key=e.key,
+                    rank=e.rank,
+                    score=e.score,
+                    form="full" if e.form == pb.FORM_FULL else "compressed",
+                    tokens=e.tokens,
+                    content=e.content,
+                    event_time=_time(e.event_time),
+                    kind=KINDS[e.kind] if 0 <= e.kind < len(KINDS) else "unspecified",
+                    thread=e.thread,
+                )
+                for e in msg.entries
+            ],
+            total_tokens=msg.total_tokens,
+            candidates=msg.candidates,
+            left_out=msg.left_out,
+            left_out_by_reason=dict(msg.left_out_by_reason),
+            weights=dict(msg.weights),
+            explain=[
+                FitCandidate(
+                    key=c.key,
+                    score=c.score,
+                    reason=c.reason,
+                    factors=dict(c.factors),
+                    neighbour_gain=c.neighbour_gain,
+                    embedded=c.embedded,
+                    original_tokens=c.original_tokens,
+                    compressed_tokens=c.compressed_tokens,
+                )
+                for c in msg.explain
+            ],
+        )
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change of a watched namespace."""
+
+    op: str  # put, delete, expire, clear, embed
+    key: str
+    version: int
+    namespace_version: int
+    time: datetime | None
+    resume_token: str
+
+    @classmethod
+    def from_proto(cls, msg: pb.ChangeEvent) -> Change:
+        """Build from the wire message."""
+        return cls(
+            op=pb.ChangeEvent.Op.Name(msg.op)[3:].lower(),
+            key=msg.key,
+            version=msg.version,
+            namespace_version=msg.namespace_version,
+            time=_time(msg.time),
+            resume_token=msg.resume_token,
+        )
+
+
+@dataclass(frozen=True)
+class ReembedProgress:
+    """Progress of a Reembed call."""
+
+    done: int
+    total: int
+    computed: int

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from google.protobuf.timestamp_pb2 import Timestamp
-
 from sharedctx.v1 import sharedctx_pb2 as pb
 
 from . import validation as V

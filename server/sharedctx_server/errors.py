@@ -54,5 +54,28 @@ class VersionConflict(SharedCtxError):
         self.current = current
 
 
-class StoreUnavailable(SharedCtxError):
+class LogTrimmed(SharedCtxError):
+    """A Watch asked to resume from a position the capped change log no longer holds."""
+
+
+class Unavailable(SharedCtxError):
+    """A part the server depends on is not available right now; retrying later may work."""
+
+
+class StoreUnavailable(Unavailable):
     """Redis could not be reached or did not answer in time."""
+
+
+class Unauthenticated(SharedCtxError):
+    """No credentials, or credentials the server does not accept (unknown, expired, malformed)."""
+
+
+class PermissionDenied(SharedCtxError):
+    """Valid credentials that do not grant this namespace or operation."""
+
+
+class ConfigError(SharedCtxError):
+    """The server's configuration is unusable (bad token file, TLS files, unsafe listen address).
+
+    Raised while starting, never during an RPC; `serve` prints it and exits non-zero.
+    """

@@ -3,13 +3,22 @@
 Layout (all keys of a namespace share the hash tag `{<ns>}`, so a namespace lives on one
 Redis Cluster slot and its multi-key scripts stay atomic there):
 
-  sc:v1:{<ns>}:e:<key>     hash   one entry: v, c, u, x, m (msgpack metadata), f (full), z (compressed)
+  sc:v1:{<ns>}:e:<key>     hash   one entry: v (version), c/u/t/x (created, updated, event,
+                                  expiry ms), q (write sequence), m (msgpack metadata),
+                                  f (full text), z (compressed text, when it differs)
   sc:v1:{<ns>}:idx         zset   live keys, all score 0 (lexicographic paging for Keys)
   sc:v1:{<ns>}:exp         zset   key -> expiry time in ms, for entries with a TTL
-  sc:v1:{<ns>}:sizes       hash   key -> "orig_tokens comp_tokens bytes", to keep stats exact
+  sc:v1:{<ns>}:sizes       hash   key -> "orig_tokens comp_tokens bytes content_hash", for exact
+                                  stats and embedding reference counts
   sc:v1:{<ns>}:stats       hash   entries, orig_tokens, comp_tokens, bytes
   sc:v1:{<ns>}:meta        hash   version (namespace write counter)
-  sc:v1:{<ns>}:log         stream change log: op, key, version (capped)
+  sc:v1:{<ns>}:log         stream change log: op, key, v (entry version), ns (namespace version)
+  sc:v1:{<ns>}:embref      hash   content hash -> how many live entries embed that text
+  sc:v1:{<ns>}:emb:<model> hash   content hash -> float32 embedding bytes of that model
+
+Embeddings live inside the namespace's hash tag (tenants share nothing, a namespace stays on
+one slot) and are keyed by content hash + model id: unchanged content is never embedded twice,
+and vectors of two models never mix.
 
 Namespaces are restricted to [A-Za-z0-9._:/-], so they can never contain the braces that
 would move the hash tag; entry keys come after the tag and may hold any UTF-8.
@@ -41,14 +50,18 @@ class NamespaceKeys:
     stats: str
     meta: str
     log: str
+    embref: str
+    emb: str
 
     def as_list(self) -> list[str]:
-        """KEYS[1..6] for every write script."""
-        return [self.idx, self.exp, self.sizes, self.stats, self.meta, self.log]
+        """KEYS[1..8] for every write script."""
+        return [
+            self.idx, self.exp, self.sizes, self.stats, self.meta, self.log, self.embref, self.emb
+        ]  # fmt: skip
 
 
-def namespace(namespace: str) -> NamespaceKeys:
-    """The fixed per-namespace keys."""
+def namespace(namespace: str, model_id: str) -> NamespaceKeys:
+    """The fixed per-namespace keys; `emb` is the embedding hash of `model_id`."""
     root = _ns_root(namespace)
     return NamespaceKeys(
         idx=f"{root}idx",
@@ -57,4 +70,6 @@ def namespace(namespace: str) -> NamespaceKeys:
         stats=f"{root}stats",
         meta=f"{root}meta",
         log=f"{root}log",
+        embref=f"{root}embref",
+        emb=f"{root}emb:{model_id}",
     )

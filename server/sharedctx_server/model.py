@@ -36,20 +36,31 @@ class EntryMeta:
     original_bytes: int = 0
     compressed_bytes: int = 0
     compressor: str = "none"
+    # Derived at put time for Fit (specs/fit.md): graded error evidence, {{ref}} markers and
+    # their aliases, keys this entry references through {{<key>}}, and the sha256 of the text
+    # that was embedded (the embedding's key).
+    error_score: float = 0.0
+    ref_markers: int = 0
+    aliases: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()
+    content_hash: str = ""
 
     # Short keys keep the blob small; unknown keys are ignored on read (schema tolerant).
     _WIRE = {
         "kind": "k", "role": "r", "agent_id": "a", "tool_name": "tn", "tags": "tg",
         "importance": "i", "thread": "th", "original_tokens": "ot", "compressed_tokens": "ct",
         "original_bytes": "ob", "compressed_bytes": "cb", "compressor": "cm",
+        "error_score": "er", "ref_markers": "fm", "aliases": "fa", "references": "rf",
+        "content_hash": "h",
     }  # fmt: skip
+    _TUPLES = ("tags", "aliases", "references")
 
     def pack(self) -> bytes:
         """msgpack bytes of the non-default fields."""
         out: dict[str, Any] = {}
         for name, wire in self._WIRE.items():
             value = getattr(self, name)
-            if name == "tags":
+            if name in self._TUPLES:
                 value = list(value)
             out[wire] = int(value) if name == "kind" else value
         return msgpack.packb(out, use_bin_type=True)  # type: ignore[no-any-return]
@@ -67,8 +78,9 @@ class EntryMeta:
                 values["kind"] = Kind(values["kind"])
             except ValueError:
                 values["kind"] = Kind.UNSPECIFIED
-        if "tags" in values:
-            values["tags"] = tuple(values["tags"])
+        for name in cls._TUPLES:
+            if name in values:
+                values[name] = tuple(values[name])
         return cls(**values)
 
 
@@ -84,6 +96,16 @@ class NewEntry:
     event_ms: int | None = None
     if_version: int | None = None
 
+    @property
+    def embedded_text(self) -> str:
+        """The text whose embedding represents the entry: the compressed form.
+
+        It is what Fit returns by default, and it packs the whole entry (errors, structure,
+        a sample of items) into the model's 256-token window, where the full form's first
+        256 tokens may be only its header.
+        """
+        return self.content if self.compressed is None else self.compressed
+
 
 @dataclass(frozen=True)
 class Stamp:
@@ -94,6 +116,7 @@ class Stamp:
     updated_ms: int
     expires_ms: int  # 0 = never
     event_ms: int
+    sequence: int = 0  # the namespace version this write made: orders writes
 
 
 @dataclass(frozen=True)

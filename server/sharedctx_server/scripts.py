@@ -10,8 +10,8 @@ from typing import Any
 from redis.exceptions import NoScriptError
 
 # Scripts that write a namespace get lib.lua's helpers prepended (Redis has no script includes).
-_WITH_LIB = ("put_many", "delete", "clear_chunk", "sweep")
-_PLAIN = ("get_many", "keys_page")
+_WITH_LIB = ("put_many", "delete", "clear_chunk", "sweep", "set_embeddings")
+_PLAIN = ("get_many", "keys_page", "emb_missing", "changes")
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,11 @@ class Scripts:
     delete: Script
     clear_chunk: Script
     sweep: Script
+    set_embeddings: Script
     get_many: Script
     keys_page: Script
+    emb_missing: Script
+    changes: Script
 
     @classmethod
     def load(cls) -> Scripts:

@@ -12,16 +12,23 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 
+from . import tls
+from .auth import check_listen_is_safe
 from .embedded import EmbeddedRedis
+from .embedding import Embedder, MicroBatcher, ModelSpec, QueryCache
+from .entry_embeddings import EntryEmbeddings
+from .fitting import FitService
+from .interceptors import server_interceptors
+from .nscache import NamespaceCache
 from .redis_conn import connect
 from .servicer import SharedContextServicer
 from .settings import Settings
 from .store import Store
 from .tokens import TokenCounter
+from .watch import ChangeFeed
 from .writer import EntryWriter
 
 log = logging.getLogger(__name__)
@@ -43,6 +50,9 @@ class RunningServer:
     store: Store
     health: health.aio.HealthServicer
     embedded: EmbeddedRedis | None = None
+    batcher: MicroBatcher | None = None
+    embeddings: EntryEmbeddings | None = None
+    cache: NamespaceCache | None = None
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     stopped: bool = False
@@ -58,6 +68,10 @@ class RunningServer:
             await asyncio.wait(self.tasks, timeout=5)
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
+        if self.embeddings is not None:
+            await self.embeddings.aclose()
+        if self.batcher is not None:
+            await self.batcher.aclose()
         with contextlib.suppress(Exception):
             await self.store.redis.aclose()
         if self.embedded is not None:
@@ -86,8 +100,25 @@ async def _watch_redis(
             await asyncio.wait_for(stopping.wait(), every)
 
 
-async def start(settings: Settings, tokens: TokenCounter | None = None) -> RunningServer:
-    """Start serving on settings.listen (port 0 picks a free one); embedded Redis if no URL."""
+def load_embedder(settings: Settings) -> Embedder:
+    """The configured embedding model (blocking: loads the ONNX file)."""
+    spec = ModelSpec(
+        name=settings.embedding_model,
+        path=settings.embedding_model_path,
+        dim=settings.embedding_dim or None,
+    )
+    return Embedder.load(spec, settings.cache_dir, threads=settings.embedding_threads or None)
+
+
+async def start(
+    settings: Settings, tokens: TokenCounter | None = None, embedder: Embedder | None = None
+) -> RunningServer:
+    """Start serving on settings.listen (port 0 picks a free one); embedded Redis if no URL.
+
+    `tokens` and `embedder` may be passed in to share them between servers of one process.
+    """
+    # Before anything starts: an open server on a network address must be asked for explicitly.
+    check_listen_is_safe(settings)
     embedded = None
     url = settings.redis_url
     if not url:
@@ -95,7 +126,9 @@ async def start(settings: Settings, tokens: TokenCounter | None = None) -> Runni
         await embedded.start()
         url = embedded.url
     try:
-        return await _start_serving(settings, url, embedded, tokens)
+        if embedder is None:
+            embedder = await asyncio.to_thread(load_embedder, settings)
+        return await _start_serving(settings, url, embedded, tokens, embedder)
     except BaseException:
         if embedded is not None:
             await embedded.stop()
@@ -103,12 +136,37 @@ async def start(settings: Settings, tokens: TokenCounter | None = None) -> Runni
 
 
 async def _start_serving(
-    settings: Settings, url: str, embedded: EmbeddedRedis | None, tokens: TokenCounter | None
+    settings: Settings,
+    url: str,
+    embedded: EmbeddedRedis | None,
+    tokens: TokenCounter | None,
+    embedder: Embedder,
 ) -> RunningServer:
-    store = Store(connect(url, settings), settings)
-    writer = EntryWriter(settings, tokens or TokenCounter(settings.token_encoding))
+    tokens = tokens or TokenCounter(settings.token_encoding)
+    store = Store(connect(url, settings), settings, embedder.model_id)
+    writer = EntryWriter(settings, tokens)
+    batcher = MicroBatcher(
+        embedder,
+        max_batch=settings.embed_batch,
+        max_wait_ms=settings.embed_wait_ms,
+        max_queued=settings.embed_queue,
+    )
+    batcher.start()
+    embeddings = EntryEmbeddings(store, batcher)
+    cache = NamespaceCache(
+        store,
+        embedder.dim,
+        max_entries=settings.cache_max_entries,
+        on_missing_vectors=embeddings.schedule,
+    )
+    queries = QueryCache(batcher, max_entries=settings.query_cache_entries)
+    fits = FitService(store, cache, queries, tokens, settings)
+    stopping = asyncio.Event()
 
+    interceptors = server_interceptors(settings)
+    credentials = tls.server_credentials(settings)
     server = grpc.aio.server(
+        interceptors=interceptors,
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
         options=[
             # Room for a full batch of maximum-size entries plus framing.
@@ -116,25 +174,39 @@ async def _start_serving(
             ("grpc.max_send_message_length", settings.limits.max_batch_bytes + (1 << 20)),
         ],
     )
-    pb_grpc.add_SharedContextServicer_to_server(
-        SharedContextServicer(store, writer, settings), server
+    servicer = SharedContextServicer(
+        store, writer, embeddings, fits, ChangeFeed(store, stopping), settings
     )
+    pb_grpc.add_SharedContextServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     await health_servicer.set(LIVENESS_NAME, health_pb2.HealthCheckResponse.SERVING)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(settings.listen)
+    port = (
+        server.add_secure_port(settings.listen, credentials)
+        if credentials is not None
+        else server.add_insecure_port(settings.listen)
+    )
+    log.info("gRPC port security: %s", tls.describe(settings))
     if port == 0:
         raise RuntimeError(f"could not listen on {settings.listen}")
     await server.start()
-    running = RunningServer(server, port, store, health_servicer, embedded)
+    running = RunningServer(
+        server,
+        port,
+        store,
+        health_servicer,
+        embedded,
+        batcher=batcher,
+        embeddings=embeddings,
+        cache=cache,
+        stopping=stopping,
+    )
     running.tasks.append(
         asyncio.create_task(
-            _watch_redis(
-                store, health_servicer, settings.health_interval_seconds, running.stopping
-            )
+            _watch_redis(store, health_servicer, settings.health_interval_seconds, running.stopping)
         )
     )
     log.info("sharedctx serving on %s (port %d)", settings.listen, port)

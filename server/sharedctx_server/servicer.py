@@ -2,37 +2,86 @@
 
 from __future__ import annotations
 
-import grpc
+from collections.abc import AsyncIterator, Sequence
 
+import grpc
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 
 from . import validation as V
-from .convert import entry_to_proto, stored_to_proto
+from .convert import entry_to_proto, ms_to_timestamp, stored_to_proto
+from .entry_embeddings import EntryEmbeddings
 from .errors import InvalidArgument
+from .fitting import FitService
+from .model import NewEntry, Stamp
 from .settings import Settings
-from .status import maps_errors
+from .status import maps_errors, maps_stream_errors
 from .store import Store
+from .watch import ChangeFeed
 from .writer import EntryWriter
+
+_OPS = {
+    "put": pb.ChangeEvent.OP_PUT,
+    "delete": pb.ChangeEvent.OP_DELETE,
+    "expire": pb.ChangeEvent.OP_EXPIRE,
+    "clear": pb.ChangeEvent.OP_CLEAR,
+    "embed": pb.ChangeEvent.OP_EMBED,
+}
 
 
 class SharedContextServicer(pb_grpc.SharedContextServicer):
     """Implements sharedctx.v1.SharedContext on a Store."""
 
-    def __init__(self, store: Store, writer: EntryWriter, settings: Settings) -> None:
+    def __init__(
+        self,
+        store: Store,
+        writer: EntryWriter,
+        embeddings: EntryEmbeddings,
+        fits: FitService,
+        feed: ChangeFeed,
+        settings: Settings,
+    ) -> None:
         self._store = store
         self._writer = writer
+        self._embeddings = embeddings
+        self._fits = fits
+        self._feed = feed
         self._settings = settings
         self._limits = settings.limits
 
     def _ns(self, namespace: str) -> str:
         return V.check_namespace(namespace, self._limits)
 
+    async def _write(
+        self, namespace: str, requests: Sequence[pb.PutRequest]
+    ) -> tuple[list[NewEntry], list[Stamp]]:
+        """Prepare, embed (SYNC items) and store atomically; ASYNC items are embedded after."""
+        for i, req in enumerate(requests):
+            if req.embed not in (pb.EMBED_UNSPECIFIED, pb.EMBED_SYNC, pb.EMBED_ASYNC):
+                field = "embed" if len(requests) == 1 else f"entries[{i}].embed"
+                raise InvalidArgument(field, f"unknown value {req.embed}")
+        entries = await self._writer.prepare(namespace, requests)
+        later = [e for e, r in zip(entries, requests, strict=True) if r.embed == pb.EMBED_ASYNC]
+        now = [e for e, r in zip(entries, requests, strict=True) if r.embed != pb.EMBED_ASYNC]
+        by_key = dict(
+            zip(
+                (e.key for e in now),
+                await self._embeddings.vectors_for_put(namespace, now),
+                strict=True,
+            )
+        )
+        vectors = [by_key.get(e.key) for e in entries]
+        stamps = await self._store.put_many(namespace, entries, vectors)
+        if later:
+            self._embeddings.embed_later(namespace, later)
+        return entries, stamps
+
     @maps_errors
-    async def Put(self, request: pb.PutRequest, context: grpc.aio.ServicerContext) -> pb.PutResponse:
+    async def Put(
+        self, request: pb.PutRequest, context: grpc.aio.ServicerContext
+    ) -> pb.PutResponse:
         ns = self._ns(request.namespace)
-        (entry,) = await self._writer.prepare(ns, [request])
-        (stamp,) = await self._store.put_many(ns, [entry])
+        (entry,), (stamp,) = await self._write(ns, [request])
         return pb.PutResponse(entry=entry_to_proto(entry.key, stamp, entry.meta))
 
     @maps_errors
@@ -45,14 +94,15 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
                 raise InvalidArgument(
                     f"entries[{i}].namespace", "must be empty or equal to the request's namespace"
                 )
-        entries = await self._writer.prepare(ns, request.entries)
-        stamps = await self._store.put_many(ns, entries)
+        entries, stamps = await self._write(ns, request.entries)
         return pb.PutManyResponse(
             entries=[entry_to_proto(e.key, s, e.meta) for e, s in zip(entries, stamps, strict=True)]
         )
 
     @maps_errors
-    async def Get(self, request: pb.GetRequest, context: grpc.aio.ServicerContext) -> pb.GetResponse:
+    async def Get(
+        self, request: pb.GetRequest, context: grpc.aio.ServicerContext
+    ) -> pb.GetResponse:
         ns = self._ns(request.namespace)
         key = V.check_key(request.key, self._limits)
         return pb.GetResponse(entry=stored_to_proto(await self._store.get(ns, key, request.full)))
@@ -71,7 +121,9 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
         )
 
     @maps_errors
-    async def Keys(self, request: pb.KeysRequest, context: grpc.aio.ServicerContext) -> pb.KeysResponse:
+    async def Keys(
+        self, request: pb.KeysRequest, context: grpc.aio.ServicerContext
+    ) -> pb.KeysResponse:
         ns = self._ns(request.namespace)
         if request.prefix:
             V.check_key(request.prefix, self._limits, "prefix")
@@ -112,3 +164,32 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
         self, request: pb.ClearRequest, context: grpc.aio.ServicerContext
     ) -> pb.ClearResponse:
         return pb.ClearResponse(deleted=await self._store.clear(self._ns(request.namespace)))
+
+    @maps_errors
+    async def Fit(
+        self, request: pb.FitRequest, context: grpc.aio.ServicerContext
+    ) -> pb.FitResponse:
+        return await self._fits.fit(request)
+
+    @maps_stream_errors
+    async def Watch(
+        self, request: pb.WatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.ChangeEvent]:
+        ns = self._ns(request.namespace)
+        async for change in self._feed.follow(ns, request.resume_token):
+            yield pb.ChangeEvent(
+                op=_OPS.get(change.op, pb.ChangeEvent.OP_UNSPECIFIED),
+                key=change.key,
+                version=change.version,
+                namespace_version=change.namespace_version,
+                time=ms_to_timestamp(change.time_ms),
+                resume_token=self._feed.token(change),
+            )
+
+    @maps_stream_errors
+    async def Reembed(
+        self, request: pb.ReembedRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.ReembedProgress]:
+        ns = self._ns(request.namespace)
+        async for step in self._embeddings.reembed(ns, request.force):
+            yield pb.ReembedProgress(done=step.done, total=step.total, computed=step.computed)

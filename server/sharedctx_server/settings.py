@@ -38,11 +38,12 @@ class Limits:
     max_page_size: int = 1000
     default_page_size: int = 100
     max_ttl_seconds: int = 10 * 365 * 24 * 3600
+    max_budget_tokens: int = 1_000_000
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Server configuration. Field names map to flags (--redis-url) and env (SHAREDCTX_REDIS_URL)."""
+    """Server configuration; a field maps to a flag (--redis-url) and SHAREDCTX_REDIS_URL."""
 
     listen: str = "127.0.0.1:50051"
     redis_url: str | None = None
@@ -60,6 +61,30 @@ class Settings:
     health_interval_seconds: float = 1.0
     redis_timeout_seconds: float = 5.0
     max_concurrent_rpcs: int = 1000
+    # Embeddings: the offline default model unless a fastembed model name (or a local folder
+    # with embedding_model_path) is given.
+    embedding_model: str = "all-MiniLM-L6-v2-int8"
+    embedding_model_path: Path | None = None
+    embedding_dim: int = 0  # only for a local model fastembed does not know
+    embedding_threads: int = 0  # onnxruntime threads; 0 = all cores
+    embed_batch: int = 32
+    embed_wait_ms: float = 2.0
+    embed_queue: int = 1024
+    query_cache_entries: int = 4096
+    # Namespace cache for Fit: most entries held in memory across namespaces.
+    cache_max_entries: int = 1_000_000
+    # Security (see sharedctx_server.auth and .tls). Without auth_tokens or jwt_key, every
+    # caller may do everything, so `serve` only allows that on loopback unless `insecure`.
+    auth_tokens: Path | None = None
+    insecure: bool = False
+    # JWT bearer tokens: jwt_key is an HS256 secret file or an RS256/ES256 public key (PEM).
+    jwt_key: Path | None = None
+    jwt_issuer: str | None = None
+    jwt_audience: str | None = None
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    # When set, clients must present a certificate signed by this CA (mTLS).
+    tls_client_ca: Path | None = None
     limits: Limits = field(default_factory=Limits)
 
     @classmethod
@@ -105,7 +130,7 @@ def _parse(raw: str, type_name: Any, name: str) -> Any:
             return int(raw)
         if t == "float":
             return float(raw)
-        if t == "Path":
+        if t in ("Path", "Path | None"):
             return Path(raw)
     except ValueError:
         raise SystemExit(f"{ENV_PREFIX}{name.upper()}={raw!r} is not a valid {t}") from None

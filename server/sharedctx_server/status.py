@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, NoReturn, TypeVar
 
 import grpc
 from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
-
 from sharedctx.v1 import sharedctx_pb2 as pb
 
 from .errors import (
     InvalidArgument,
     LimitExceeded,
+    LogTrimmed,
     NotFound,
+    PermissionDenied,
     SharedCtxError,
-    StoreUnavailable,
+    Unauthenticated,
+    Unavailable,
     VersionConflict,
 )
 
@@ -45,6 +47,8 @@ def to_status(exc: SharedCtxError) -> status_pb2.Status:
         )
     elif isinstance(exc, NotFound):
         code = code_pb2.NOT_FOUND
+    elif isinstance(exc, LogTrimmed):
+        code = code_pb2.OUT_OF_RANGE
     elif isinstance(exc, VersionConflict):
         code = code_pb2.ALREADY_EXISTS if exc.expected == 0 else code_pb2.ABORTED
         details.append(
@@ -57,7 +61,9 @@ def to_status(exc: SharedCtxError) -> status_pb2.Status:
         details.append(
             error_details_pb2.QuotaFailure(
                 violations=[
-                    error_details_pb2.QuotaFailure.Violation(subject=exc.limit, description=str(exc))
+                    error_details_pb2.QuotaFailure.Violation(
+                        subject=exc.limit, description=str(exc)
+                    )
                 ]
             )
         )
@@ -65,8 +71,12 @@ def to_status(exc: SharedCtxError) -> status_pb2.Status:
             delay = duration_pb2.Duration()
             delay.FromMilliseconds(int(exc.retry_after_s * 1000))
             details.append(error_details_pb2.RetryInfo(retry_delay=delay))
-    elif isinstance(exc, StoreUnavailable):
+    elif isinstance(exc, Unavailable):
         code = code_pb2.UNAVAILABLE
+    elif isinstance(exc, Unauthenticated):
+        code = code_pb2.UNAUTHENTICATED
+    elif isinstance(exc, PermissionDenied):
+        code = code_pb2.PERMISSION_DENIED
     else:
         code = code_pb2.INTERNAL
     packed = []
@@ -95,3 +105,32 @@ def maps_errors(handler: Handler[T]) -> Handler[T]:
         raise AssertionError("unreachable: abort always raises")
 
     return wrapper
+
+
+def maps_stream_errors(
+    handler: Callable[..., AsyncIterator[T]],
+) -> Callable[..., AsyncIterator[T]]:
+    """maps_errors for server-streaming methods (async generators)."""
+
+    @functools.wraps(handler)
+    async def wrapper(
+        self: Any, request: Any, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[T]:
+        try:
+            async for item in handler(self, request, context):
+                yield item
+        except SharedCtxError as exc:
+            await context.abort_with_status(rpc_status.to_status(to_status(exc)))
+        except grpc.aio.AbortError:
+            raise
+        except Exception:
+            log.exception("unexpected error in %s", handler.__name__)
+            await context.abort(grpc.StatusCode.INTERNAL, "internal server error (see server log)")
+
+    return wrapper
+
+
+async def abort_with_error(context: grpc.aio.ServicerContext, exc: SharedCtxError) -> NoReturn:
+    """End the call with the status for `exc` (for interceptors, which have no maps_errors)."""
+    await context.abort_with_status(rpc_status.to_status(to_status(exc)))
+    raise AssertionError("unreachable: abort always raises")

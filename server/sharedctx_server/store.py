@@ -6,6 +6,7 @@ import base64
 import binascii
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -35,10 +36,16 @@ async def redis_errors() -> AsyncIterator[None]:
 class Store:
     """Entries of many namespaces in one Redis (or Redis Cluster)."""
 
-    def __init__(self, redis: Any, settings: Settings, scripts: Scripts | None = None) -> None:
+    def __init__(
+        self, redis: Any, settings: Settings, model_id: str, scripts: Scripts | None = None
+    ) -> None:
         self._redis = redis
         self._settings = settings
+        self._model_id = model_id
         self._scripts = scripts or Scripts.load()
+
+    def _ns(self, namespace: str) -> K.NamespaceKeys:
+        return K.namespace(namespace, self._model_id)
 
     @property
     def redis(self) -> Any:
@@ -53,12 +60,21 @@ class Store:
         except StoreUnavailable:
             return False
 
-    async def put_many(self, namespace: str, entries: Sequence[NewEntry]) -> list[Stamp]:
-        """Write all entries atomically; raise VersionConflict (writing nothing) on a CAS miss."""
-        ns = K.namespace(namespace)
+    async def put_many(
+        self,
+        namespace: str,
+        entries: Sequence[NewEntry],
+        vectors: Sequence[bytes | None] | None = None,
+    ) -> list[Stamp]:
+        """Write all entries (and any new embedding vectors) atomically.
+
+        Raises VersionConflict, writing nothing, when a compare-and-set check fails.
+        """
+        ns = self._ns(namespace)
+        vectors = vectors or [None] * len(entries)
         keys = ns.as_list() + [K.entry(namespace, e.key) for e in entries]
         args: list[Any] = [self._settings.change_log_max, self._settings.sweep_batch, len(entries)]
-        for e in entries:
+        for e, vector in zip(entries, vectors, strict=True):
             has_comp = e.compressed is not None
             args += [
                 e.key,
@@ -71,6 +87,8 @@ class Store:
                 "1" if has_comp else "0",
                 e.meta.original_tokens,
                 e.meta.compressed_tokens,
+                e.meta.content_hash or "-",
+                vector or "",
             ]
         async with redis_errors():
             reply = await self._scripts.put_many(self._redis, keys, args)
@@ -81,14 +99,18 @@ class Store:
         return [Stamp(*(int(x) for x in row)) for row in reply[1]]
 
     async def get_many(
-        self, namespace: str, keys: Sequence[str], full: bool
+        self, namespace: str, keys: Sequence[str], full: bool | Sequence[bool]
     ) -> list[StoredEntry | None]:
-        """Entries in `keys` order; None where absent or expired."""
+        """Entries in `keys` order (full or compressed form, per key or for all); None where
+        absent or expired."""
         if not keys:
             return []
         redis_keys = [K.entry(namespace, k) for k in keys]
+        flags = [full] * len(keys) if isinstance(full, bool) else list(full)
         async with redis_errors():
-            rows = await self._scripts.get_many(self._redis, redis_keys, ["1" if full else "0"])
+            rows = await self._scripts.get_many(
+                self._redis, redis_keys, ["1" if f else "0" for f in flags]
+            )
         return [None if not row else _entry(k, row) for k, row in zip(keys, rows, strict=True)]
 
     async def get(self, namespace: str, key: str, full: bool) -> StoredEntry:
@@ -102,7 +124,7 @@ class Store:
         self, namespace: str, prefix: str, page_size: int, page_token: str
     ) -> tuple[list[str], str]:
         """One page of live keys with `prefix`, and the token of the next page ('' at the end)."""
-        ns = K.namespace(namespace)
+        ns = self._ns(namespace)
         after = decode_page_token(page_token)
         if after is not None and not after.startswith(prefix):
             raise InvalidArgument("page_token", "belongs to a listing with a different prefix")
@@ -118,7 +140,7 @@ class Store:
 
     async def delete(self, namespace: str, key: str, if_version: int | None) -> bool:
         """Remove the entry; True if a live one went. VersionConflict on a CAS miss."""
-        ns = K.namespace(namespace)
+        ns = self._ns(namespace)
         args = [
             self._settings.change_log_max,
             self._settings.sweep_batch,
@@ -135,14 +157,17 @@ class Store:
 
     async def stats(self, namespace: str) -> NamespaceStats:
         """Totals over live entries (expired ones are swept first so they do not count)."""
-        ns = K.namespace(namespace)
+        ns = self._ns(namespace)
         limit = max(self._settings.sweep_batch, 1000)
         async with redis_errors():
-            while int(
-                await self._scripts.sweep(
-                    self._redis, ns.as_list(), [self._settings.change_log_max, limit]
+            while (
+                int(
+                    await self._scripts.sweep(
+                        self._redis, ns.as_list(), [self._settings.change_log_max, limit]
+                    )
                 )
-            ) >= limit:
+                >= limit
+            ):
                 pass
             raw = await self._redis.hgetall(ns.stats)
         values = {_text(k): int(v) for k, v in raw.items()}
@@ -154,8 +179,8 @@ class Store:
         )
 
     async def clear(self, namespace: str) -> int:
-        """Remove every entry of the namespace, chunk by atomic chunk; returns how many were live."""
-        ns = K.namespace(namespace)
+        """Remove every entry of the namespace, chunk by atomic chunk; returns how many lived."""
+        ns = self._ns(namespace)
         removed = 0
         async with redis_errors():
             # Bounded: writers racing with Clear cannot keep it looping forever.
@@ -173,6 +198,106 @@ class Store:
                     )
                 )
         return removed
+
+    async def missing_embeddings(self, namespace: str, hashes: Sequence[str]) -> list[bool]:
+        """For each content hash, True when no vector of the current model is stored."""
+        if not hashes:
+            return []
+        async with redis_errors():
+            flags = await self._scripts.emb_missing(
+                self._redis, [self._ns(namespace).emb], list(hashes)
+            )
+        return [bool(int(f)) for f in flags]
+
+    async def embeddings(self, namespace: str, hashes: Sequence[str]) -> list[bytes | None]:
+        """Stored vectors (float32 bytes) of the current model, None where missing."""
+        if not hashes:
+            return []
+        async with redis_errors():
+            return list(await self._redis.hmget(self._ns(namespace).emb, list(hashes)))
+
+    async def set_embeddings(self, namespace: str, items: Sequence[tuple[str, bytes, str]]) -> int:
+        """Store (content hash, vector, key) triples computed after the write; logs 'embed'."""
+        if not items:
+            return 0
+        args: list[Any] = [self._settings.change_log_max]
+        for h, vector, key in items:
+            args += [h, vector, key]
+        async with redis_errors():
+            return int(
+                await self._scripts.set_embeddings(self._redis, self._ns(namespace).as_list(), args)
+            )
+
+    async def all_keys(self, namespace: str) -> list[str]:
+        """Every indexed key (expired ones included until swept; callers filter by expiry)."""
+        async with redis_errors():
+            raw = await self._redis.zrange(self._ns(namespace).idx, 0, -1)
+        return [_text(k) for k in raw]
+
+    async def log_position(self, namespace: str) -> tuple[str, int]:
+        """The newest change-log record's id and namespace version (('0', 0) when empty)."""
+        async with redis_errors():
+            last = await self._redis.xrevrange(self._ns(namespace).log, count=1)
+        if not last:
+            return "0", 0
+        record_id, fields = last[0]
+        return _text(record_id), int(fields[b"ns"])
+
+    async def changes(self, namespace: str, after: str, count: int) -> tuple[int, list[Change]]:
+        """Redis's clock (ms) and up to `count` change records after stream id `after`."""
+        async with redis_errors():
+            now, records = await self._scripts.changes(
+                self._redis, [self._ns(namespace).log], [after, count]
+            )
+        return int(now), [Change.from_record(r) for r in records]
+
+    async def read_changes(
+        self, namespace: str, after: str, count: int, block_ms: int
+    ) -> list[Change]:
+        """Wait up to `block_ms` for change records after `after` (XREAD BLOCK)."""
+        log_key = self._ns(namespace).log
+        async with redis_errors():
+            reply = await self._redis.xread({log_key: after}, count=count, block=block_ms)
+        if not reply:
+            return []
+        return [Change.from_record(r) for r in reply[0][1]]
+
+    async def first_change(self, namespace: str) -> Change | None:
+        """The oldest record the (capped) change log still holds."""
+        async with redis_errors():
+            first = await self._redis.xrange(self._ns(namespace).log, count=1)
+        return Change.from_record(first[0]) if first else None
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change-log record."""
+
+    id: str
+    op: str
+    key: str
+    version: int
+    namespace_version: int
+
+    @classmethod
+    def from_record(cls, record: Sequence[Any]) -> Change:
+        """Parse an XRANGE/XREAD record (id, [field, value, ...] or {field: value})."""
+        record_id, fields = record[0], record[1]
+        if not isinstance(fields, dict):
+            fields = dict(zip(fields[::2], fields[1::2], strict=True))
+        values = {_text(k): v for k, v in fields.items()}
+        return cls(
+            id=_text(record_id),
+            op=_text(values["op"]),
+            key=_text(values["key"]),
+            version=int(values["v"]),
+            namespace_version=int(values["ns"]),
+        )
+
+    @property
+    def time_ms(self) -> int:
+        """When the record was written (the stream id's millisecond part)."""
+        return int(self.id.split("-", 1)[0])
 
 
 def encode_page_token(cursor: str | None) -> str:
@@ -200,7 +325,7 @@ def _text(value: Any) -> str:
 
 
 def _entry(key: str, row: Sequence[Any]) -> StoredEntry:
-    version, created, updated, event, expires, meta, text, is_full = row
+    version, created, updated, event, expires, meta, text, is_full, seq = row
     return StoredEntry(
         key=key,
         stamp=Stamp(
@@ -209,6 +334,7 @@ def _entry(key: str, row: Sequence[Any]) -> StoredEntry:
             updated_ms=int(updated),
             expires_ms=int(expires),
             event_ms=int(event),
+            sequence=int(seq or 0),
         ),
         meta=EntryMeta.unpack(meta),
         content=_text(text),

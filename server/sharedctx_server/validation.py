@@ -1,4 +1,4 @@
-"""Request rules shared by every RPC: namespaces, keys, sizes. Raises InvalidArgument/LimitExceeded."""
+"""Request rules shared by every RPC: namespaces, keys, sizes (InvalidArgument, LimitExceeded)."""
 
 from __future__ import annotations
 
@@ -86,7 +86,9 @@ def check_importance(value: float) -> float:
 def check_ttl(ttl_seconds: int, limits: Limits) -> int:
     """A TTL is >= 0 (0 = the server default) and at most max_ttl_seconds."""
     if ttl_seconds < 0:
-        raise InvalidArgument("ttl_seconds", f"must be >= 0 (0 = server default); got {ttl_seconds}")
+        raise InvalidArgument(
+            "ttl_seconds", f"must be >= 0 (0 = server default); got {ttl_seconds}"
+        )
     if ttl_seconds > limits.max_ttl_seconds:
         raise InvalidArgument(
             "ttl_seconds", f"is {ttl_seconds}; at most {limits.max_ttl_seconds} is allowed"

@@ -10,7 +10,9 @@ from sharedctx.v1 import sharedctx_pb2 as pb
 
 from . import validation as V
 from .convert import caller_meta, event_ms_from_proto, ttl_ms
+from .embedding.codec import content_hash
 from .errors import InvalidArgument, LimitExceeded
+from .fit.factors import error_indicator, forward_references
 from .model import NewEntry
 from .settings import Settings
 from .tokens import TokenCounter
@@ -41,7 +43,9 @@ class EntryWriter:
             seen.add(key)
             size = V.check_content(req.content, limits)
             compressed = req.compressed if req.HasField("compressed") else None
-            comp_size = 0 if compressed is None else V.check_content(compressed, limits, "compressed")
+            comp_size = (
+                0 if compressed is None else V.check_content(compressed, limits, "compressed")
+            )
             total += size + comp_size
             meta = replace(
                 caller_meta(req, limits),
@@ -70,19 +74,27 @@ class EntryWriter:
         return entries
 
     async def prepare(self, namespace: str, requests: Sequence[pb.PutRequest]) -> list[NewEntry]:
-        """check() plus token counts for both forms."""
+        """check() plus what the server derives: token counts, Fit factors, content hash."""
         entries = self.check(namespace, requests)
-        texts = [e.content for e in entries] + [
-            e.compressed for e in entries if e.compressed is not None
-        ]
-        if sum(len(t) for t in texts) > _OFFLOAD_BYTES:
-            counts = await asyncio.to_thread(self._tokens.count_many, texts)
-        else:
-            counts = [self._tokens.count(t) for t in texts]
-        extra = iter(counts[len(entries) :])
-        out = []
-        for entry, original in zip(entries, counts, strict=False):
-            compressed = original if entry.compressed is None else next(extra)
-            meta = replace(entry.meta, original_tokens=original, compressed_tokens=compressed)
-            out.append(replace(entry, meta=meta))
-        return out
+        if sum(len(e.content) for e in entries) > _OFFLOAD_BYTES:
+            return await asyncio.to_thread(self._derive_all, entries)
+        return self._derive_all(entries)
+
+    def _derive_all(self, entries: list[NewEntry]) -> list[NewEntry]:
+        return [self._derive(e) for e in entries]
+
+    def _derive(self, entry: NewEntry) -> NewEntry:
+        original = self._tokens.count(entry.content)
+        compressed = original if entry.compressed is None else self._tokens.count(entry.compressed)
+        refs = forward_references(entry.content)
+        meta = replace(
+            entry.meta,
+            original_tokens=original,
+            compressed_tokens=compressed,
+            error_score=error_indicator(entry.content),
+            ref_markers=refs.markers,
+            aliases=refs.aliases,
+            references=refs.references,
+            content_hash=content_hash(entry.embedded_text),
+        )
+        return replace(entry, meta=meta)

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import redis
@@ -59,8 +60,13 @@ class LocalRedis:
         appendfsync: str = "everysec",
         binary: str | None = None,
         port: int | None = None,
+        password: str | None = None,
+        extra_args: Sequence[str] = (),
     ) -> None:
         self.binary = binary or server_binary()
+        # With a password the server demands AUTH; `url` carries it as redis://:password@...
+        self.password = password
+        self.extra_args = list(extra_args)
         self.port = port or free_port()
         self.data_dir = data_dir or Path(tempfile.mkdtemp(prefix="sharedctx-redis-"))
         self.appendfsync = appendfsync
@@ -68,8 +74,9 @@ class LocalRedis:
 
     @property
     def url(self) -> str:
-        """redis:// URL of this server."""
-        return f"redis://127.0.0.1:{self.port}/0"
+        """redis:// URL of this server (with the password, when it has one)."""
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self) -> LocalRedis:
         """Start (or restart, on the same port and data) and wait until it answers."""
@@ -77,10 +84,24 @@ class LocalRedis:
         self._proc = subprocess.Popen(
             [
                 self.binary,
-                "--bind", "127.0.0.1", "--port", str(self.port),
-                "--dir", str(self.data_dir), "--appendonly", "yes",
-                "--appendfsync", self.appendfsync, "--save", "",
-                "--daemonize", "no", "--protected-mode", "yes",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--dir",
+                str(self.data_dir),
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                self.appendfsync,
+                "--save",
+                "",
+                "--daemonize",
+                "no",
+                "--protected-mode",
+                "yes",
+                *(["--requirepass", self.password] if self.password else []),
+                *self.extra_args,
             ],  # fmt: skip
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

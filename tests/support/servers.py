@@ -12,13 +12,15 @@ from sharedctx_server.server import RunningServer, start
 from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
 
+from .models import shared_embedder
+
 
 @asynccontextmanager
 async def serving(
     settings: Settings, tokens: TokenCounter, **overrides: Any
 ) -> AsyncIterator[tuple[RunningServer, AsyncClient]]:
     """A running server with `overrides` applied to settings, and a client for it."""
-    running = await start(replace(settings, **overrides), tokens=tokens)
+    running = await start(replace(settings, **overrides), tokens=tokens, embedder=shared_embedder())
     try:
         async with AsyncClient(f"127.0.0.1:{running.port}", timeout=10, retries=0) as client:
             yield running, client

@@ -75,6 +75,21 @@ class SharedContextStub:
                 request_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.ClearRequest.SerializeToString,
                 response_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.ClearResponse.FromString,
                 _registered_method=True)
+        self.Fit = channel.unary_unary(
+                '/sharedctx.v1.SharedContext/Fit',
+                request_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.FitRequest.SerializeToString,
+                response_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.FitResponse.FromString,
+                _registered_method=True)
+        self.Watch = channel.unary_stream(
+                '/sharedctx.v1.SharedContext/Watch',
+                request_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.WatchRequest.SerializeToString,
+                response_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.ChangeEvent.FromString,
+                _registered_method=True)
+        self.Reembed = channel.unary_stream(
+                '/sharedctx.v1.SharedContext/Reembed',
+                request_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.ReembedRequest.SerializeToString,
+                response_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.ReembedProgress.FromString,
+                _registered_method=True)
 
 
 class SharedContextServicer:
@@ -138,6 +153,27 @@ class SharedContextServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Fit(self, request, context):
+        """The entries that best fill a token budget for a query, in chronological order.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Watch(self, request, context):
+        """A stream of the namespace's changes (put, delete, expire, clear), resumable by token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Reembed(self, request, context):
+        """Recompute the embeddings of a namespace's entries with the server's current model.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SharedContextServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -180,6 +216,21 @@ def add_SharedContextServicer_to_server(servicer, server):
                     servicer.Clear,
                     request_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.ClearRequest.FromString,
                     response_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.ClearResponse.SerializeToString,
+            ),
+            'Fit': grpc.unary_unary_rpc_method_handler(
+                    servicer.Fit,
+                    request_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.FitRequest.FromString,
+                    response_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.FitResponse.SerializeToString,
+            ),
+            'Watch': grpc.unary_stream_rpc_method_handler(
+                    servicer.Watch,
+                    request_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.WatchRequest.FromString,
+                    response_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.ChangeEvent.SerializeToString,
+            ),
+            'Reembed': grpc.unary_stream_rpc_method_handler(
+                    servicer.Reembed,
+                    request_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.ReembedRequest.FromString,
+                    response_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.ReembedProgress.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -399,6 +450,87 @@ class SharedContext:
             '/sharedctx.v1.SharedContext/Clear',
             sharedctx_dot_v1_dot_sharedctx__pb2.ClearRequest.SerializeToString,
             sharedctx_dot_v1_dot_sharedctx__pb2.ClearResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Fit(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sharedctx.v1.SharedContext/Fit',
+            sharedctx_dot_v1_dot_sharedctx__pb2.FitRequest.SerializeToString,
+            sharedctx_dot_v1_dot_sharedctx__pb2.FitResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Watch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/sharedctx.v1.SharedContext/Watch',
+            sharedctx_dot_v1_dot_sharedctx__pb2.WatchRequest.SerializeToString,
+            sharedctx_dot_v1_dot_sharedctx__pb2.ChangeEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Reembed(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/sharedctx.v1.SharedContext/Reembed',
+            sharedctx_dot_v1_dot_sharedctx__pb2.ReembedRequest.SerializeToString,
+            sharedctx_dot_v1_dot_sharedctx__pb2.ReembedProgress.FromString,
             options,
             channel_credentials,
             insecure,

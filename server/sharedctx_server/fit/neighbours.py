@@ -25,15 +25,19 @@ class Neighbours:
     next: IntArray
 
 
-def thread_neighbours(thread_ids: npt.ArrayLike, timestamps: npt.ArrayLike) -> Neighbours:
-    """Chronological neighbours within each thread (equal times: lower index first).
+def thread_neighbours(
+    thread_ids: npt.ArrayLike, timestamps: npt.ArrayLike, tiebreak: npt.ArrayLike | None = None
+) -> Neighbours:
+    """Chronological neighbours within each thread (equal times: lower tiebreak, by default
+    lower index, first).
 
     O(n log n); a namespace cache computes it when its entries change, not per query.
     """
     threads = np.asarray(thread_ids)
     times = np.asarray(timestamps, dtype=np.float64)
     n = times.size
-    order = np.lexsort((np.arange(n), times, threads))
+    ties = np.arange(n) if tiebreak is None else np.asarray(tiebreak)
+    order = np.lexsort((ties, times, threads))
     previous = np.full(n, -1, dtype=np.int64)
     following = np.full(n, -1, dtype=np.int64)
     if n > 1:

@@ -129,14 +129,23 @@ def select_entries(
     *,
     eligible: BoolArray | None = None,
     texts: TextSource | None = None,
+    order: IntArray | None = None,
 ) -> Selection:
     """Choose which candidates fill the budget; see the module docstring for the rules.
 
     `eligible` is the filters' verdict (False: reason FILTERED). `texts` gives candidates'
     texts for the adaptive cap, which runs compute_optimal_k over the entries the fill chose,
-    in fill order (see _adaptive_cut for why those).
+    in fill order (see _adaptive_cut for why those). `order` orders entries with equal
+    timestamps (higher: written later, so newer); without it, the row decides (lower first).
+    A store whose rows are not in a canonical order passes its write sequence here, so every
+    replica breaks ties alike.
     """
     n = scores.shape[0]
+    if order is None:
+        newest_tiebreak = chrono_tiebreak = np.arange(n, dtype=np.int64)
+    else:
+        chrono_tiebreak = np.asarray(order, dtype=np.int64)
+        newest_tiebreak = -chrono_tiebreak
     for name, arr in (
         ("timestamps", timestamps),
         ("original_tokens", original_tokens),
@@ -159,7 +168,7 @@ def select_entries(
     pool &= ~below
     smallest = _smallest_cost(options.form, full, comp)
 
-    recent = _newest(pool, times, options.keep_recent)
+    recent = _newest(pool, times, options.keep_recent, newest_tiebreak)
     too_large = pool & (smallest > options.budget_tokens)
     reasons[too_large] = Reason.TOO_LARGE
     pool &= ~too_large
@@ -178,7 +187,7 @@ def select_entries(
     ranked_pool = pool.copy()
     ranked_pool[recent] = False
     visited = np.zeros(n, dtype=np.bool_)
-    ranking = _Ranking(ranked_pool, ranked_scores, times, smallest)
+    ranking = _Ranking(ranked_pool, ranked_scores, times, smallest, newest_tiebreak)
     stop = _fill_ranked(budget, ranking, full, comp, smallest, options, visited)
     if stop is Reason.MAX_ENTRIES:
         # Rows the walk never reached: max_entries is why when they would still have fitted
@@ -192,7 +201,7 @@ def select_entries(
         keep = _adaptive_cut(budget.taken, options.adaptive, texts)
         if keep < len(budget.taken):
             reasons[np.asarray(budget.taken[keep:], dtype=np.int64)] = Reason.ADAPTIVE
-    return _result(budget, keep, times, reasons)
+    return _result(budget, keep, times, chrono_tiebreak, reasons)
 
 
 def _smallest_cost(form: Form, full: IntArray, comp: IntArray) -> IntArray:
@@ -203,8 +212,8 @@ def _smallest_cost(form: Form, full: IntArray, comp: IntArray) -> IntArray:
     return np.minimum(full, comp)
 
 
-def _newest(pool: BoolArray, times: FloatArray, count: int) -> IntArray:
-    """The `count` newest rows of the pool, newest first (equal times: lower row first)."""
+def _newest(pool: BoolArray, times: FloatArray, count: int, tiebreak: IntArray) -> IntArray:
+    """The `count` newest rows of the pool, newest first (equal times: lower tiebreak first)."""
     rows = np.flatnonzero(pool)
     if count <= 0 or rows.size == 0:
         return np.zeros(0, dtype=np.int64)
@@ -212,7 +221,7 @@ def _newest(pool: BoolArray, times: FloatArray, count: int) -> IntArray:
     if count < rows.size:
         cut = np.partition(t, rows.size - count)[rows.size - count]
         rows, t = rows[t >= cut], t[t >= cut]
-    order = np.lexsort((rows, -t))
+    order = np.lexsort((tiebreak[rows], -t))
     return rows[order][:count].astype(np.int64)
 
 
@@ -228,7 +237,12 @@ class _Ranking:
     """
 
     def __init__(
-        self, pool: BoolArray, scores: FloatArray, times: FloatArray, costs: IntArray
+        self,
+        pool: BoolArray,
+        scores: FloatArray,
+        times: FloatArray,
+        costs: IntArray,
+        tiebreak: IntArray,
     ) -> None:
         # Rows not yet handed out (nor dropped), with their scores and costs kept aligned so
         # each chunk costs no gathers over the whole namespace.
@@ -236,6 +250,7 @@ class _Ranking:
         self._scores = scores[self.rows]
         self._costs = costs[self.rows]
         self._times = times
+        self._tiebreak = tiebreak
         self._size = _FIRST_CHUNK
 
     def rest_min_cost(self) -> int:
@@ -270,7 +285,7 @@ class _Ranking:
                 chunk, chunk_scores = self.rows[in_chunk], self._scores[in_chunk]
                 self._keep(~in_chunk)
             self._size *= _CHUNK_GROWTH
-            yield chunk[np.lexsort((chunk, -self._times[chunk], -chunk_scores))]
+            yield chunk[np.lexsort((self._tiebreak[chunk], -self._times[chunk], -chunk_scores))]
 
 
 def _fill_ranked(
@@ -340,13 +355,19 @@ def _adaptive_cut(taken: list[int], profile: SizerProfile, texts: TextSource) ->
 
 
 def _result(
-    budget: _Budget, keep: int, times: FloatArray, reasons: npt.NDArray[np.int8]
+    budget: _Budget,
+    keep: int,
+    times: FloatArray,
+    tiebreak: IntArray,
+    reasons: npt.NDArray[np.int8],
 ) -> Selection:
     taken = np.asarray(budget.taken[:keep], dtype=np.int64)
     forms = np.asarray(budget.forms[:keep], dtype=np.int8)
     costs = np.asarray(budget.costs[:keep], dtype=np.int64)
     ranks = np.arange(1, keep + 1, dtype=np.int64)
-    chronological = np.lexsort((taken, times[taken])) if keep else np.zeros(0, dtype=np.int64)
+    chronological = (
+        np.lexsort((tiebreak[taken], times[taken])) if keep else np.zeros(0, dtype=np.int64)
+    )
     return Selection(
         indices=taken[chronological],
         ranks=ranks[chronological],

@@ -1,40 +1,50 @@
 -- Shared helpers, prepended to every write script (Redis scripts cannot include files).
 -- Every write script takes the namespace's fixed keys first:
--- KEYS[1] = idx (zset of live keys)      KEYS[2] = exp (zset key -> expiry ms)
--- KEYS[3] = sizes (hash key -> "o c b")  KEYS[4] = stats (hash of namespace totals)
--- KEYS[5] = meta (hash: version)         KEYS[6] = log (change-log stream)
+-- KEYS[1] = idx (zset of live keys)        KEYS[2] = exp (zset key -> expiry ms)
+-- KEYS[3] = sizes (hash key -> "o c b h")  KEYS[4] = stats (hash of namespace totals)
+-- KEYS[5] = meta (hash: version)           KEYS[6] = log (change-log stream)
+-- KEYS[7] = embref (hash h -> refcount)    KEYS[8] = emb (hash h -> vector, current model)
+local NS_KEYS = 8
 
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
--- Remove one key's contribution to the namespace totals (if it has one).
+-- Remove one key's contribution to the namespace totals and its embedding reference.
 local function drop_sizes(key)
   local old = redis.call('HGET', KEYS[3], key)
   if not old then return false end
-  local o, c, b = string.match(old, '(%d+) (%d+) (%d+)')
+  local o, c, b, h = string.match(old, '(%d+) (%d+) (%d+) (%S+)')
   redis.call('HINCRBY', KEYS[4], 'entries', -1)
   redis.call('HINCRBY', KEYS[4], 'orig_tokens', -tonumber(o))
   redis.call('HINCRBY', KEYS[4], 'comp_tokens', -tonumber(c))
   redis.call('HINCRBY', KEYS[4], 'bytes', -tonumber(b))
   redis.call('HDEL', KEYS[3], key)
+  if redis.call('HINCRBY', KEYS[7], h, -1) <= 0 then
+    -- No live entry embeds this text any more: its vector goes too.
+    redis.call('HDEL', KEYS[7], h)
+    redis.call('HDEL', KEYS[8], h)
+  end
   return true
 end
 
-local function add_sizes(key, o, c, b)
-  redis.call('HSET', KEYS[3], key, o .. ' ' .. c .. ' ' .. b)
+local function add_sizes(key, o, c, b, h)
+  redis.call('HSET', KEYS[3], key, o .. ' ' .. c .. ' ' .. b .. ' ' .. h)
   redis.call('HINCRBY', KEYS[4], 'entries', 1)
   redis.call('HINCRBY', KEYS[4], 'orig_tokens', o)
   redis.call('HINCRBY', KEYS[4], 'comp_tokens', c)
   redis.call('HINCRBY', KEYS[4], 'bytes', b)
+  redis.call('HINCRBY', KEYS[7], h, 1)
 end
 
--- Append a change-log record and bump the namespace version; returns the stream id.
+-- Append a change-log record and bump the namespace version; returns the new version,
+-- which also orders writes (every replica breaks time ties by it alike).
 local function log_change(logmax, op, key, version)
   local nsver = redis.call('HINCRBY', KEYS[5], 'version', 1)
-  return redis.call('XADD', KEYS[6], 'MAXLEN', '~', logmax, '*',
+  redis.call('XADD', KEYS[6], 'MAXLEN', '~', logmax, '*',
     'op', op, 'key', key, 'v', version, 'ns', nsver)
+  return nsver
 end
 
 -- Drop index members whose entry Redis has already expired (expiry < now, as Redis decides),

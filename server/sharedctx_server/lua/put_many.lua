@@ -1,18 +1,19 @@
 -- Write N entries of one namespace atomically: all compare-and-set checks pass, then all writes.
--- KEYS[1..6] = namespace keys (see lib), KEYS[6+i] = entry hash of item i
+-- KEYS[1..8] = namespace keys (see lib), KEYS[8+i] = entry hash of item i
 -- ARGV[1] = change-log max length, ARGV[2] = sweep limit, ARGV[3] = N
--- then per item, 10 values: key, if_version ('' = unconditional), ttl_ms (0 = never),
+-- then per item, 12 values: key, if_version ('' = unconditional), ttl_ms (0 = never),
 --   event_ms ('' = now), meta (msgpack), full, compressed, has_compressed ('1'/'0'),
---   orig_tokens, comp_tokens  (bytes stored = #full + #compressed-if-any)
--- Returns {'ok', {version, created, updated, expires, event}...}
+--   orig_tokens, comp_tokens, content hash of the embedded text, its vector ('' = none given)
+--   (bytes stored = #full + #compressed-if-any)
+-- Returns {'ok', {version, created, updated, expires, event, write sequence}...}
 --      or {'conflict', item index (1-based), current version}
 local logmax, limit, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local W = 10
+local W = 12
 
 for i = 1, n do
   local want = ARGV[3 + (i - 1) * W + 2]
   if want ~= '' then
-    local cur = tonumber(redis.call('HGET', KEYS[6 + i], 'v') or '0')
+    local cur = tonumber(redis.call('HGET', KEYS[NS_KEYS + i], 'v') or '0')
     if cur ~= tonumber(want) then
       return {'conflict', i, cur}
     end
@@ -27,7 +28,7 @@ for i = 1, n do
   local base = 3 + (i - 1) * W
   local key, ttl, event = ARGV[base + 1], tonumber(ARGV[base + 3]), ARGV[base + 4]
   local meta, full, comp, has_comp = ARGV[base + 5], ARGV[base + 6], ARGV[base + 7], ARGV[base + 8]
-  local ekey = KEYS[6 + i]
+  local ekey = KEYS[NS_KEYS + i]
   local prev = redis.call('HMGET', ekey, 'v', 'c')
   local version = tonumber(prev[1] or '0') + 1
   local created = tonumber(prev[2] or now)
@@ -52,8 +53,13 @@ for i = 1, n do
   end
   redis.call('ZADD', KEYS[1], 0, key)
   drop_sizes(key)
-  add_sizes(key, tonumber(ARGV[base + 9]), tonumber(ARGV[base + 10]), bytes)
-  log_change(logmax, 'put', key, version)
-  out[i] = {version, created, now, expires, event}
+  local h, vector = ARGV[base + 11], ARGV[base + 12]
+  add_sizes(key, tonumber(ARGV[base + 9]), tonumber(ARGV[base + 10]), bytes, h)
+  if vector ~= '' then
+    redis.call('HSET', KEYS[8], h, vector)
+  end
+  local seq = log_change(logmax, 'put', key, version)
+  redis.call('HSET', ekey, 'q', seq)
+  out[i] = {version, created, now, expires, event, seq}
 end
 return {'ok', out}

@@ -1,0 +1,396 @@
+"""The Fit RPC's work: parse the request, select from the namespace cache, build the reply.
+
+The selection itself is `sharedctx_server.fit` (pure); this module feeds it the cached arrays
+and turns its result into the response. Steady-state Redis cost: the cache's one change-log
+read, plus one read of the chosen texts when `include_content` is set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+from sharedctx.v1 import sharedctx_pb2 as pb
+
+from . import validation as V
+from .convert import ms_to_timestamp
+from .embedding.query_cache import QueryCache
+from .errors import InvalidArgument, LimitExceeded
+from .fit import (
+    FACTORS,
+    ConversationEntry,
+    Fill,
+    Form,
+    Reason,
+    ScoringOptions,
+    Selection,
+    SelectionOptions,
+    forward_references,
+    lexical_terms,
+    resolve_weights,
+    score_candidates,
+    select_entries,
+    select_recent,
+    select_relevant,
+    sizer_profile,
+)
+from .model import Kind
+from .nscache import NamespaceCache
+from .nsstate import EPOCH_MS, NamespaceState
+from .settings import Settings
+from .store import Store
+from .tokens import TokenCounter
+
+BoolArray = npt.NDArray[np.bool_]
+FloatArray = npt.NDArray[np.float64]
+
+_STRATEGIES = {0: "scored", 1: "scored", 2: "relevant", 3: "recent"}
+_FORMS = {0: Form.COMPRESSED, 1: Form.COMPRESSED, 2: Form.FULL, 3: Form.AUTO}
+_FILLS = {0: Fill.SKIP, 1: Fill.SKIP, 2: Fill.STOP}
+_ADAPTIVE = {0: None, 1: None, 2: "conservative", 3: "moderate", 4: "aggressive"}
+_FORM_TO_PROTO = {Form.FULL: pb.FORM_FULL, Form.COMPRESSED: pb.FORM_COMPRESSED}
+# Above this many candidates the scoring runs in a worker thread, so the event loop keeps
+# serving other RPCs meanwhile (numpy releases the GIL in the heavy parts).
+_OFFLOAD_ROWS = 5000
+
+
+@dataclass(frozen=True)
+class FitParams:
+    """A validated Fit request."""
+
+    namespace: str
+    query: str
+    strategy: str
+    weights: FloatArray
+    scoring: ScoringOptions
+    selection: SelectionOptions
+    filters: pb.Filters
+    include_content: bool
+    explain: bool
+
+
+@dataclass
+class _Outcome:
+    selection: Selection
+    scores: FloatArray
+    candidates: BoolArray  # live rows (the candidates counted in the reply)
+    keys: list[str]
+    factors: FloatArray | None = None
+    gain: FloatArray | None = None
+    embedded: BoolArray | None = None
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+def _enum(value: int, table: dict[int, object], name: str) -> object:
+    if value not in table:
+        raise InvalidArgument(name, f"unknown value {value}")
+    return table[value]
+
+
+def parse(req: pb.FitRequest, settings: Settings) -> FitParams:
+    """Validate a FitRequest; InvalidArgument names the field, LimitExceeded the limit."""
+    limits = settings.limits
+    namespace = V.check_namespace(req.namespace, limits)
+    if req.budget_tokens <= 0:
+        raise InvalidArgument("budget_tokens", f"must be > 0; got {req.budget_tokens}")
+    if req.budget_tokens > limits.max_budget_tokens:
+        raise LimitExceeded(
+            "max_budget_tokens",
+            f"budget_tokens {req.budget_tokens} exceeds the server's limit of "
+            f"{limits.max_budget_tokens}",
+        )
+    V.check_content(req.query, limits, "query")
+    strategy = str(_enum(req.strategy, _STRATEGIES, "strategy"))
+    overrides = {f: getattr(req.weights, f) for f in FACTORS if req.weights.HasField(f)}
+    weights = resolve_weights(req.preset or "default", overrides)
+    if strategy == "scored" and not weights.any():
+        raise InvalidArgument("weights", "every weight is 0; give at least one factor a weight > 0")
+    decay = req.recency_decay_rate if req.HasField("recency_decay_rate") else 1e-4
+    if not math.isfinite(decay) or decay < 0:
+        raise InvalidArgument("recency_decay_rate", f"must be a finite number >= 0; got {decay}")
+    min_score = req.min_score if req.HasField("min_score") else 0.0
+    if math.isnan(min_score):
+        raise InvalidArgument("min_score", "must be a number")
+    adaptive = _enum(req.adaptive, _ADAPTIVE, "adaptive")
+    selection = SelectionOptions(
+        budget_tokens=int(req.budget_tokens),
+        keep_recent=req.keep_recent if req.HasField("keep_recent") else 2,
+        fill=_enum(req.fill, _FILLS, "fill"),  # type: ignore[arg-type]
+        max_entries=req.max_entries if req.HasField("max_entries") else None,
+        adaptive=sizer_profile(str(adaptive)) if adaptive else None,
+        form=_enum(req.form, _FORMS, "form"),  # type: ignore[arg-type]
+        compress_threshold=(
+            int(req.compress_threshold) if req.HasField("compress_threshold") else None
+        ),
+        min_score=min_score,
+    )
+    scoring = ScoringOptions(
+        weights=tuple(float(w) for w in weights),
+        recency_decay_rate=decay,
+        expand_neighbours=req.expand_neighbours if req.HasField("expand_neighbours") else True,
+    )
+    for kind in (*req.filters.include_kinds, *req.filters.exclude_kinds):
+        if kind not in Kind._value2member_map_:
+            raise InvalidArgument("filters", f"unknown kind {kind}")
+    return FitParams(
+        namespace=namespace,
+        query=req.query,
+        strategy=strategy,
+        weights=weights,
+        scoring=scoring,
+        selection=selection,
+        filters=req.filters,
+        include_content=req.include_content,
+        explain=req.explain,
+    )
+
+
+class FitService:
+    """Runs Fit requests against the namespace cache."""
+
+    def __init__(
+        self,
+        store: Store,
+        cache: NamespaceCache,
+        queries: QueryCache,
+        tokens: TokenCounter,
+        settings: Settings,
+    ) -> None:
+        self._store = store
+        self._cache = cache
+        self._queries = queries
+        self._tokens = tokens
+        self._settings = settings
+
+    async def fit(self, req: pb.FitRequest) -> pb.FitResponse:
+        """Answer one Fit request."""
+        params = parse(req, self._settings)
+        query_vector = None
+        semantic = FACTORS.index("semantic_similarity")
+        if (
+            params.strategy == "scored"
+            and params.query
+            and (params.weights[semantic] > 0 or params.explain)
+        ):
+            query_vector = await self._queries.embed_query(params.query)
+        async with self._cache.synced(params.namespace) as synced:
+            state = synced.state
+            args = (params, state, synced.now_ms, query_vector)
+            if state.size > _OFFLOAD_ROWS:
+                outcome = await asyncio.to_thread(self._select, *args)
+            else:
+                outcome = self._select(*args)
+            reply = _reply(params, state, outcome)
+        if params.include_content and reply.entries:
+            await self._attach_content(params.namespace, reply)
+        return reply
+
+    def _select(
+        self,
+        params: FitParams,
+        state: NamespaceState,
+        now_ms: int,
+        query_vector: npt.NDArray[np.float32] | None,
+    ) -> _Outcome:
+        n = state.size
+        live = state.live_mask(now_ms)
+        eligible = live & _filter_mask(state, params.filters)
+        keys = [info.key if info is not None else "" for info in state.info[:n]]
+        if params.strategy == "scored":
+            return self._scored(params, state, now_ms, query_vector, live, eligible, keys)
+        entries = [_conversation_entry(state, i) for i in range(n)]
+        orig, comp = state.original_tokens[:n], state.compressed_tokens[:n]
+        if params.strategy == "relevant":
+            turns = select_relevant(
+                entries,
+                params.query,
+                orig,
+                comp,
+                params.selection,
+                estimate_tokens=self._tokens.count,
+                eligible=eligible,
+            )
+            scores = np.where(turns.turn_of >= 0, turns.relevance[turns.turn_of], 0.0)
+            extra = {"floor": turns.floor} if turns.floor is not None else {}
+        else:
+            turns = select_recent(entries, orig, comp, params.selection, eligible=eligible)
+            scores, extra = np.zeros(n), {}
+        return _Outcome(turns.selection, scores, live, keys, extra=extra)
+
+    def _scored(
+        self,
+        params: FitParams,
+        state: NamespaceState,
+        now_ms: int,
+        query_vector: npt.NDArray[np.float32] | None,
+        live: BoolArray,
+        eligible: BoolArray,
+        keys: list[str],
+    ) -> _Outcome:
+        n = state.size
+        candidates = state.candidates()
+        lexical = None
+        if params.query:
+            lexical = state.terms.bm25_scores(lexical_terms(params.query), size=n)
+        referenced = state.slots_named(list(forward_references(params.query).references))
+        query_refs = np.zeros(n, dtype=np.bool_)
+        query_refs[referenced] = True
+        scored = score_candidates(
+            candidates,
+            now=(now_ms - EPOCH_MS) / 1000.0,
+            query_embedding=query_vector,
+            lexical=lexical,
+            query_references=query_refs,
+            eligible=eligible,
+            options=params.scoring,
+            explain=params.explain,
+        )
+
+        def texts(rows: npt.NDArray[np.int64]) -> list[str]:
+            return [state.info[i].relevance_text for i in rows.tolist()]  # type: ignore[union-attr]
+
+        selection = select_entries(
+            scored.scores,
+            candidates.timestamps,
+            candidates.original_tokens,
+            candidates.compressed_tokens,
+            params.selection,
+            eligible=eligible,
+            texts=texts,
+            order=state.sequence[:n],
+        )
+        return _Outcome(
+            selection,
+            scored.scores,
+            live,
+            keys,
+            factors=scored.factors,
+            gain=scored.neighbour_gain,
+            embedded=candidates.embedded,
+        )
+
+    async def _attach_content(self, namespace: str, reply: pb.FitResponse) -> None:
+        fulls = [e.form == pb.FORM_FULL for e in reply.entries]
+        stored = await self._store.get_many(namespace, [e.key for e in reply.entries], fulls)
+        kept = []
+        for entry, found, full in zip(reply.entries, stored, fulls, strict=True):
+            if found is None:
+                continue  # deleted since the selection: leave it out rather than guess
+            tokens = found.meta.original_tokens if full else found.meta.compressed_tokens
+            if tokens != entry.tokens:
+                continue  # rewritten since the selection: its size is no longer what fitted
+            entry.content = found.content
+            kept.append(entry)
+        if len(kept) != len(reply.entries):
+            del reply.entries[:]
+            reply.entries.extend(kept)
+            reply.total_tokens = sum(e.tokens for e in kept)
+
+
+def _filter_mask(state: NamespaceState, filters: pb.Filters) -> BoolArray:
+    n = state.size
+    mask = np.ones(n, dtype=np.bool_)
+    kinds = state.kind[:n]
+    if filters.include_kinds:
+        mask &= np.isin(kinds, list(filters.include_kinds))
+    if filters.exclude_kinds:
+        mask &= ~np.isin(kinds, list(filters.exclude_kinds))
+    include_tags, exclude_tags = set(filters.include_tags), set(filters.exclude_tags)
+    include_agents, exclude_agents = set(filters.include_agent_ids), set(filters.exclude_agent_ids)
+    threads = set(filters.threads)
+    if include_tags or exclude_tags or include_agents or exclude_agents or threads:
+        # Per-entry sets: a loop, but only when such a filter is asked for.
+        for i, info in enumerate(state.info[:n]):
+            if info is None or not mask[i]:
+                continue
+            if include_tags and not info.tags & include_tags:
+                mask[i] = False
+            elif exclude_tags and info.tags & exclude_tags:
+                mask[i] = False
+            elif include_agents and info.agent_id not in include_agents:
+                mask[i] = False
+            elif exclude_agents and info.agent_id in exclude_agents:
+                mask[i] = False
+            elif threads and info.thread not in threads:
+                mask[i] = False
+    return mask
+
+
+def _conversation_entry(state: NamespaceState, i: int) -> ConversationEntry:
+    info = state.info[i]
+    # Sortable and the same on every replica: event time, then write order.
+    created = f"{int(state.event_ms[i]):015d}.{int(state.sequence[i]):012d}"
+    if info is None:
+        return ConversationEntry(created, None)
+    if info.role:
+        return ConversationEntry(created, info.role, info.relevance_text)
+    return ConversationEntry(
+        created, None, "", tool=info.tool_name or "output", args=info.relevance_text[:400]
+    )
+
+
+def _reply(params: FitParams, state: NamespaceState, outcome: _Outcome) -> pb.FitResponse:
+    sel = outcome.selection
+    live = outcome.candidates
+    reply = pb.FitResponse(
+        total_tokens=sel.total_tokens,
+        candidates=int(live.sum()),
+    )
+    reply.left_out = reply.candidates - int(sel.indices.size)
+    for idx, rank, form, tokens in zip(
+        sel.indices.tolist(),
+        sel.ranks.tolist(),
+        sel.forms.tolist(),
+        sel.tokens.tolist(),
+        strict=True,
+    ):
+        info = state.info[idx]
+        reply.entries.append(
+            pb.FitEntry(
+                key=outcome.keys[idx],
+                rank=rank,
+                score=float(outcome.scores[idx]),
+                form=_FORM_TO_PROTO[Form(form)],
+                tokens=tokens,
+                event_time=ms_to_timestamp(int(state.event_ms[idx])),
+                kind=int(state.kind[idx]),
+                thread=info.thread if info is not None else "",
+            )
+        )
+    reasons = sel.reasons[live]
+    counts = np.bincount(reasons.astype(np.int64), minlength=len(Reason))
+    for code, count in enumerate(counts.tolist()):
+        if count and code != Reason.SELECTED:
+            reply.left_out_by_reason[Reason(code).label] = count
+    if params.strategy == "scored":
+        for name, weight in zip(FACTORS, params.weights.tolist(), strict=True):
+            reply.weights[name] = weight
+    if params.explain:
+        _explain(reply, state, outcome)
+    return reply
+
+
+def _explain(reply: pb.FitResponse, state: NamespaceState, outcome: _Outcome) -> None:
+    rows = np.flatnonzero(outcome.candidates)
+    order = rows[np.lexsort((state.sequence[rows], -outcome.scores[rows]))]
+    for i in order.tolist():
+        candidate = pb.FitCandidate(
+            key=outcome.keys[i],
+            score=float(outcome.scores[i]),
+            reason=outcome.selection.reason_of(i).label,
+            original_tokens=int(state.original_tokens[i]),
+            compressed_tokens=int(state.compressed_tokens[i]),
+            embedded=bool(state.embedded[i]),
+        )
+        if outcome.factors is not None:
+            for name, value in zip(FACTORS, outcome.factors[i].tolist(), strict=True):
+                candidate.factors[name] = value
+            if not state.embedded[i]:
+                # Not embedded yet: the semantic factor is unknown, not zero.
+                candidate.factors.pop("semantic_similarity", None)
+        if outcome.gain is not None:
+            candidate.neighbour_gain = float(outcome.gain[i])
+        reply.explain.append(candidate)

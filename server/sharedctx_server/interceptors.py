@@ -1,0 +1,223 @@
+"""Server interceptors: undecodable requests become INVALID_ARGUMENT; auth on every call.
+
+`server_interceptors(settings)` builds them once per server. Order matters: the decode guard is
+outermost, so a request that cannot be parsed is refused before anything reads it (even an
+unauthenticated one gets INVALID_ARGUMENT for garbage, which tells it nothing about the data).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from .auth import OPEN_SERVICES, Authenticator, required_permission
+from .errors import InvalidArgument, PermissionDenied, Unauthenticated
+from .settings import Settings
+from .status import abort_with_error
+
+log = logging.getLogger(__name__)
+
+# The authenticated principal of the current RPC (None when auth is off): for logging. Each RPC
+# runs in its own asyncio task, so a value set for one call never shows in another.
+_PRINCIPAL: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "sharedctx_principal", default=None
+)
+
+Check = Callable[[Any, grpc.aio.ServicerContext], Awaitable[None]]
+Continuation = Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler | None]]
+
+
+def current_principal() -> str | None:
+    """Who is calling, inside a handler of an authenticated server."""
+    return _PRINCIPAL.get()
+
+
+def server_interceptors(settings: Settings) -> list[grpc.aio.ServerInterceptor]:
+    """The interceptors a server built from `settings` runs (ConfigError if auth is misset)."""
+    interceptors: list[grpc.aio.ServerInterceptor] = [DecodeGuard()]
+    authenticator = Authenticator.from_settings(settings)
+    if authenticator is not None:
+        interceptors.append(AuthInterceptor(authenticator))
+    return interceptors
+
+
+async def _pass(request: Any, context: grpc.aio.ServicerContext) -> None:
+    return None
+
+
+async def _drain(result: Any) -> AsyncIterator[Any]:
+    # A streaming behaviour is either an async generator or a coroutine that calls
+    # context.write(); pass both through.
+    if hasattr(result, "__aiter__"):
+        async for item in result:
+            yield item
+    else:
+        await result
+
+
+def wrap_handler(
+    handler: grpc.RpcMethodHandler,
+    check: Check = _pass,
+    deserializer: Callable[[bytes], Any] | None = None,
+    requests: Callable[[Any, grpc.aio.ServicerContext], Any] | None = None,
+) -> grpc.RpcMethodHandler:
+    """`handler` with `check(request, context)` run first (request None for client streams),
+    optionally another request deserializer, and `requests` applied to a request stream."""
+    des = deserializer or handler.request_deserializer
+    ser = handler.response_serializer
+
+    def stream_of(request_iterator: Any, context: grpc.aio.ServicerContext) -> Any:
+        return requests(request_iterator, context) if requests else request_iterator
+
+    if handler.unary_unary:
+        uu = handler.unary_unary
+
+        async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            await check(request, context)
+            return await uu(request, context)
+
+        return grpc.unary_unary_rpc_method_handler(unary_unary, des, ser)
+    if handler.unary_stream:
+        us = handler.unary_stream
+
+        async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            await check(request, context)
+            async for item in _drain(us(request, context)):
+                yield item
+
+        return grpc.unary_stream_rpc_method_handler(unary_stream, des, ser)
+    if handler.stream_unary:
+        su = handler.stream_unary
+
+        async def stream_unary(request_iterator: Any, context: grpc.aio.ServicerContext) -> Any:
+            await check(None, context)
+            return await su(stream_of(request_iterator, context), context)
+
+        return grpc.stream_unary_rpc_method_handler(stream_unary, des, ser)
+    ss = handler.stream_stream
+
+    async def stream_stream(request_iterator: Any, context: grpc.aio.ServicerContext) -> Any:
+        await check(None, context)
+        async for item in _drain(ss(stream_of(request_iterator, context), context)):
+            yield item
+
+    return grpc.stream_stream_rpc_method_handler(stream_stream, des, ser)
+
+
+class _Undecodable:
+    """Stands in for a request whose bytes did not parse."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+
+
+def _safe(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserializer is None:
+        return None
+
+    def parse(raw: bytes) -> Any:
+        try:
+            return deserializer(raw)
+        except DecodeError as exc:
+            return _Undecodable(str(exc))
+
+    return parse
+
+
+def _refusal(problem: str) -> InvalidArgument:
+    return InvalidArgument(
+        "request",
+        f"could not be parsed ({problem}); string fields must be valid UTF-8 and the "
+        "bytes a serialised message of the method's request type",
+    )
+
+
+class DecodeGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Turns requests that fail to parse into INVALID_ARGUMENT.
+
+    Without it grpc.aio answers UNKNOWN ("Unexpected DecodeError"), e.g. for a string field
+    holding invalid UTF-8, which other languages' protobuf libraries will happily send.
+    """
+
+    def __init__(self) -> None:
+        self._cache: dict[str, grpc.RpcMethodHandler] = {}
+
+    async def intercept_service(
+        self, continuation: Continuation, details: grpc.HandlerCallDetails
+    ) -> grpc.RpcMethodHandler | None:
+        handler = await continuation(details)
+        if handler is None:
+            return None
+        cached = self._cache.get(details.method)
+        if cached is None:
+            cached = self._cache[details.method] = self._wrap(handler)
+        return cached
+
+    @staticmethod
+    def _wrap(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+        async def check(request: Any, context: grpc.aio.ServicerContext) -> None:
+            if isinstance(request, _Undecodable):
+                await abort_with_error(context, _refusal(request.problem))
+
+        async def requests(stream: Any, context: grpc.aio.ServicerContext) -> Any:
+            async for request in stream:
+                if isinstance(request, _Undecodable):
+                    await abort_with_error(context, _refusal(request.problem))
+                yield request
+
+        return wrap_handler(handler, check, _safe(handler.request_deserializer), requests)
+
+
+class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Authenticates every call and authorises it against the request's `namespace`.
+
+    Health and reflection stay open. Calls whose requests stream in (none in SharedContext
+    today) cannot be checked per namespace up front, so they need a grant over every namespace.
+    """
+
+    def __init__(self, authenticator: Authenticator) -> None:
+        self._auth = authenticator
+        self._cache: dict[str, grpc.RpcMethodHandler] = {}
+
+    async def intercept_service(
+        self, continuation: Continuation, details: grpc.HandlerCallDetails
+    ) -> grpc.RpcMethodHandler | None:
+        handler = await continuation(details)
+        if handler is None:
+            return None
+        service, _, method = details.method.lstrip("/").partition("/")
+        if service in OPEN_SERVICES:
+            return handler
+        cached = self._cache.get(details.method)
+        if cached is None:
+            cached = self._cache[details.method] = wrap_handler(handler, self._checker(method))
+        return cached
+
+    def _checker(self, method: str) -> Check:
+        permission = required_permission(method)
+
+        async def check(request: Any, context: grpc.aio.ServicerContext) -> None:
+            namespace = getattr(request, "namespace", None)
+            try:
+                grant = self._auth.authenticate(context.invocation_metadata())
+                grant.require(namespace if isinstance(namespace, str) else None, permission, method)
+            except (Unauthenticated, PermissionDenied) as exc:
+                log.info("refused %s: %s", method, exc)
+                await abort_with_error(context, exc)
+            _PRINCIPAL.set(grant.principal)
+
+        return check
+
+
+__all__ = [
+    "AuthInterceptor",
+    "DecodeGuard",
+    "current_principal",
+    "server_interceptors",
+    "wrap_handler",
+]

@@ -1,0 +1,175 @@
+"""Per-namespace Fit arrays kept in memory and current from the namespace's change log.
+
+A Fit first asks the change log for records after the position its state reflects (one
+Redis command, which also reads Redis's clock): in steady state that is the only round trip,
+whatever the namespace's size. Records name the keys that changed; those entries (and their
+vectors) are fetched and applied. A gap in the namespace versions means the capped log was
+trimmed past this replica's position: the state is reloaded from the entries themselves.
+
+Read-your-writes across replicas: a Put is acknowledged only after its atomic script
+appended its change-log record, so a Fit that starts later reads that record here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from .embedding.codec import from_bytes
+from .nsstate import NamespaceState
+from .store import Change, Store
+
+log = logging.getLogger(__name__)
+
+# Change records read per round trip while catching up.
+_SYNC_BATCH = 5000
+# Entries fetched per round trip while loading or applying changes.
+_FETCH_CHUNK = 500
+
+MissingVectors = Callable[[str, list[tuple[str, str]]], None]
+
+
+@dataclass
+class CacheStats:
+    """Counters for metrics and tests."""
+
+    hits: int = 0  # Fits served from an existing state
+    loads: int = 0  # full loads (first use, eviction, or a trimmed log)
+    evictions: int = 0
+    applied: int = 0  # change records applied
+
+
+@dataclass
+class Synced:
+    """A namespace's state, current as of Redis time `now_ms`."""
+
+    state: NamespaceState
+    now_ms: int
+
+
+class NamespaceCache:
+    """LRU of namespace states, bounded by the total number of cached entries."""
+
+    def __init__(
+        self,
+        store: Store,
+        dim: int,
+        *,
+        max_entries: int = 1_000_000,
+        on_missing_vectors: MissingVectors | None = None,
+    ) -> None:
+        self._store = store
+        self._dim = dim
+        self._max_entries = max_entries
+        self._states: OrderedDict[str, NamespaceState] = OrderedDict()
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._on_missing = on_missing_vectors
+        self.stats = CacheStats()
+
+    @asynccontextmanager
+    async def synced(self, namespace: str) -> AsyncIterator[Synced]:
+        """Hold the namespace's state, brought up to date, until the block ends."""
+        lock = self._locks.setdefault(namespace, asyncio.Lock())
+        async with lock:
+            state = self._states.get(namespace)
+            if state is None:
+                state = await self._load(namespace)
+            else:
+                self.stats.hits += 1
+            now_ms, state = await self._catch_up(namespace, state)
+            self._states[namespace] = state
+            self._states.move_to_end(namespace)
+            try:
+                yield Synced(state, now_ms)
+            finally:
+                self._evict(keep=namespace)
+
+    def drop(self, namespace: str) -> None:
+        """Forget a namespace's state (it is reloaded on next use)."""
+        self._states.pop(namespace, None)
+
+    @property
+    def cached_entries(self) -> int:
+        """Entries held across all cached namespaces."""
+        return sum(s.live for s in self._states.values())
+
+    def _evict(self, keep: str) -> None:
+        while self.cached_entries > self._max_entries and len(self._states) > 1:
+            victim = next(iter(self._states))
+            if victim == keep:
+                self._states.move_to_end(victim)
+                victim = next(iter(self._states))
+            del self._states[victim]
+            self.stats.evictions += 1
+            log.info("namespace cache: evicted %s", victim)
+
+    async def _load(self, namespace: str) -> NamespaceState:
+        self.stats.loads += 1
+        state = NamespaceState(self._dim)
+        # Position first: a write landing during the load is then both loaded and replayed,
+        # and replaying refetches the entry, so applying it twice is harmless.
+        state.last_id, state.ns_version = await self._store.log_position(namespace)
+        keys = await self._store.all_keys(namespace)
+        await self._refresh(namespace, state, keys)
+        return state
+
+    async def _catch_up(self, namespace: str, state: NamespaceState) -> tuple[int, NamespaceState]:
+        while True:
+            now_ms, records = await self._store.changes(namespace, state.last_id, _SYNC_BATCH)
+            if not records:
+                return now_ms, state
+            if records[0].namespace_version != state.ns_version + 1:
+                log.info("namespace cache: %s change log trimmed past us; reloading", namespace)
+                state = await self._load(namespace)
+                continue
+            await self._apply(namespace, state, records)
+            if len(records) < _SYNC_BATCH:
+                return now_ms, state
+
+    async def _apply(
+        self, namespace: str, state: NamespaceState, records: Sequence[Change]
+    ) -> None:
+        touched: dict[str, None] = {}
+        for record in records:
+            if record.op == "clear":
+                # Entries written after the clear come back through their own records.
+                state.reset()
+                touched.clear()
+            elif record.key:
+                touched[record.key] = None
+        state.last_id = records[-1].id
+        state.ns_version = records[-1].namespace_version
+        self.stats.applied += len(records)
+        await self._refresh(namespace, state, list(touched))
+
+    async def _refresh(self, namespace: str, state: NamespaceState, keys: Sequence[str]) -> None:
+        """Re-read `keys` from Redis and put or remove each in `state`."""
+        for start in range(0, len(keys), _FETCH_CHUNK):
+            chunk = keys[start : start + _FETCH_CHUNK]
+            entries = await self._store.get_many(namespace, chunk, True)
+            found = [e for e in entries if e is not None]
+            vectors = await self._store.embeddings(
+                namespace, [e.meta.content_hash or "-" for e in found]
+            )
+            for key, entry in zip(chunk, entries, strict=True):
+                if entry is None:
+                    state.remove(key)
+            for entry, raw in zip(found, vectors, strict=True):
+                state.put(entry, entry.content, self._vector(raw))
+        missing = state.missing_vectors()
+        if missing and self._on_missing is not None:
+            self._on_missing(namespace, missing)
+
+    def _vector(self, raw: bytes | None) -> np.ndarray | None:  # type: ignore[type-arg]
+        if raw is None:
+            return None
+        try:
+            return from_bytes(raw, self._dim)
+        except ValueError:
+            return None  # a vector of another dimension: treat as not embedded

@@ -1,0 +1,280 @@
+"""One namespace's entries as the arrays Fit scores, updated entry by entry (no I/O here).
+
+Rows are slots: an entry keeps its slot while it lives, a freed slot is reused. Columns grow
+by doubling. Everything Fit needs per query is either a column here or derived from the
+columns once per change (neighbours, reference counts), never per entry per query.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from .fit.lexical import TermStats, lexical_terms
+from .fit.neighbours import Neighbours, thread_neighbours
+from .fit.scoring import Candidates
+from .model import Kind, StoredEntry
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+# Fit's relevance strategies see message entries whole, tool outputs by their first 200
+# characters (arg_text); keeping a bounded prefix keeps memory proportional to entry count.
+_RELEVANCE_TEXT_CHARS = 4000
+# Timestamps are seconds since this epoch (2020-01-01): small numbers keep float64 exact to
+# well under a millisecond.
+EPOCH_MS = 1_577_836_800_000
+
+
+@dataclass
+class SlotInfo:
+    """The per-entry values that are not numeric columns."""
+
+    key: str
+    role: str
+    agent_id: str
+    tool_name: str
+    thread: str
+    tags: frozenset[str]
+    content_hash: str
+    aliases: tuple[str, ...]
+    references: tuple[str, ...]
+    relevance_text: str
+
+
+def _turn_role(kind: Kind, role: str, tool_name: str) -> str:
+    """How the turn strategies see an entry: a message role, or "" for a tool output.
+
+    Messages keep their role (user when none is given). Tool outputs attach to the turn they
+    happened in, like the kit's tool calls. Anything else (logs, documents, notes) stands as
+    a turn of its own, the way an assistant message with no open turn does.
+    """
+    if kind == Kind.MESSAGE:
+        return role or "user"
+    if kind == Kind.TOOL_OUTPUT or (kind == Kind.UNSPECIFIED and tool_name and not role):
+        return ""
+    return role or "assistant"
+
+
+class NamespaceState:
+    """Columns for one namespace; the owner serialises every call."""
+
+    def __init__(self, dim: int, capacity: int = 64) -> None:
+        self.dim = dim
+        self.last_id = "0"  # change-log position this state reflects
+        self.ns_version = 0
+        self._cap = 0
+        self._n = 0  # one past the highest slot in use
+        self._free: list[int] = []
+        self.slot_of: dict[str, int] = {}
+        self.info: list[SlotInfo | None] = []
+        self.terms = TermStats()
+        self._threads: dict[str, int] = {}
+        self._inbound: Counter[str] = Counter()  # name -> live entries referencing it
+        self._name_slot: dict[str, int] = {}  # key or alias -> slot
+        self._neighbours: Neighbours | None = None
+        self._grow(capacity)
+
+    # --- columns -------------------------------------------------------------------------
+
+    def _grow(self, capacity: int) -> None:
+        def grown(old: npt.NDArray[np.generic] | None, dtype: type, width: int = 0) -> npt.NDArray:  # type: ignore[type-arg]
+            shape = (capacity, width) if width else (capacity,)
+            new = np.zeros(shape, dtype=dtype)
+            if old is not None:
+                new[: old.shape[0]] = old
+            return new
+
+        first = self._cap == 0
+        self.alive = grown(None if first else self.alive, np.bool_)
+        self.event_ms = grown(None if first else self.event_ms, np.int64)
+        self.sequence = grown(None if first else self.sequence, np.int64)
+        self.expires_ms = grown(None if first else self.expires_ms, np.int64)
+        self.original_tokens = grown(None if first else self.original_tokens, np.int64)
+        self.compressed_tokens = grown(None if first else self.compressed_tokens, np.int64)
+        self.importance = grown(None if first else self.importance, np.float64)
+        self.error_score = grown(None if first else self.error_score, np.float64)
+        self.markers = grown(None if first else self.markers, np.float64)
+        self.reference_counts = grown(None if first else self.reference_counts, np.float64)
+        self.kind = grown(None if first else self.kind, np.int8)
+        self.thread_id = grown(None if first else self.thread_id, np.int64)
+        self.embedded = grown(None if first else self.embedded, np.bool_)
+        self.embeddings = grown(None if first else self.embeddings, np.float32, self.dim)
+        self.info.extend([None] * (capacity - self._cap))
+        self._cap = capacity
+
+    @property
+    def size(self) -> int:
+        """Rows in use (live or freed); the length of the arrays Fit sees."""
+        return self._n
+
+    @property
+    def live(self) -> int:
+        """Live entries."""
+        return len(self.slot_of)
+
+    # --- updates -------------------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Forget every entry (a Clear), keeping the change-log position."""
+        last_id, version = self.last_id, self.ns_version
+        self.__init__(self.dim)  # type: ignore[misc]
+        self.last_id, self.ns_version = last_id, version
+
+    def put(
+        self, entry: StoredEntry, full_text: str, vector: npt.NDArray[np.float32] | None
+    ) -> None:
+        """Insert or replace `entry` (read with its full form)."""
+        slot = self.slot_of.get(entry.key)
+        if slot is not None:
+            self._unlink(slot)
+        else:
+            slot = self._free.pop() if self._free else self._take_new()
+            self.slot_of[entry.key] = slot
+        meta, stamp = entry.meta, entry.stamp
+        self.alive[slot] = True
+        self.event_ms[slot] = stamp.event_ms
+        self.sequence[slot] = stamp.sequence
+        self.expires_ms[slot] = stamp.expires_ms
+        self.original_tokens[slot] = meta.original_tokens
+        self.compressed_tokens[slot] = meta.compressed_tokens
+        self.importance[slot] = meta.importance
+        self.error_score[slot] = meta.error_score
+        self.markers[slot] = meta.ref_markers
+        self.kind[slot] = int(meta.kind)
+        self.thread_id[slot] = self._threads.setdefault(meta.thread, len(self._threads))
+        self.set_vector(slot, vector)
+        self.info[slot] = SlotInfo(
+            key=entry.key,
+            role=_turn_role(meta.kind, meta.role, meta.tool_name),
+            agent_id=meta.agent_id,
+            tool_name=meta.tool_name,
+            thread=meta.thread,
+            tags=frozenset(meta.tags),
+            content_hash=meta.content_hash,
+            aliases=meta.aliases,
+            references=meta.references,
+            relevance_text=full_text[:_RELEVANCE_TEXT_CHARS],
+        )
+        self.terms.add(slot, lexical_terms(full_text))
+        self._link(slot)
+        self._neighbours = None
+
+    def set_vector(self, slot: int, vector: npt.NDArray[np.float32] | None) -> None:
+        """Set (or clear) a slot's embedding."""
+        if vector is None:
+            self.embedded[slot] = False
+            self.embeddings[slot] = 0.0
+        else:
+            self.embedded[slot] = True
+            self.embeddings[slot] = vector
+
+    def remove(self, key: str) -> None:
+        """Drop `key` if present."""
+        slot = self.slot_of.pop(key, None)
+        if slot is None:
+            return
+        self._unlink(slot)
+        self.alive[slot] = False
+        self.embedded[slot] = False
+        self.info[slot] = None
+        self.terms.remove(slot)
+        self._free.append(slot)
+        self._neighbours = None
+
+    def _take_new(self) -> int:
+        if self._n == self._cap:
+            self._grow(self._cap * 2)
+        self._n += 1
+        return self._n - 1
+
+    # --- references: own {{ref}} markers plus {{<key>}} mentions from other entries -------
+
+    def _names(self, slot: int) -> list[str]:
+        info = self.info[slot]
+        assert info is not None
+        return [info.key, *info.aliases]
+
+    def _link(self, slot: int) -> None:
+        info = self.info[slot]
+        assert info is not None
+        for name in self._names(slot):
+            self._name_slot[name] = slot
+        self.reference_counts[slot] = self.markers[slot] + sum(
+            self._inbound[n] for n in self._names(slot)
+        )
+        for ref in info.references:
+            self._inbound[ref] += 1
+            target = self._name_slot.get(ref)
+            if target is not None:
+                self.reference_counts[target] += 1
+
+    def _unlink(self, slot: int) -> None:
+        info = self.info[slot]
+        if info is None:
+            return
+        for ref in info.references:
+            self._inbound[ref] -= 1
+            if self._inbound[ref] <= 0:
+                del self._inbound[ref]
+            target = self._name_slot.get(ref)
+            if target is not None:
+                self.reference_counts[target] -= 1
+        for name in self._names(slot):
+            if self._name_slot.get(name) == slot:
+                del self._name_slot[name]
+
+    # --- what Fit reads ------------------------------------------------------------------
+
+    def slots_named(self, names: list[str]) -> list[int]:
+        """Slots whose key or alias is in `names`."""
+        return [s for s in (self._name_slot.get(n) for n in names) if s is not None]
+
+    def timestamps(self) -> FloatArray:
+        """Event times in seconds since EPOCH_MS, per row."""
+        return (self.event_ms[: self._n] - EPOCH_MS) / 1000.0
+
+    def neighbours(self) -> Neighbours:
+        """Chronological neighbours per thread, recomputed only after a change."""
+        if self._neighbours is None:
+            n = self._n
+            threads = np.where(self.alive[:n], self.thread_id[:n], -1)
+            self._neighbours = thread_neighbours(threads, self.timestamps(), self.sequence[:n])
+        return self._neighbours
+
+    def candidates(self) -> Candidates:
+        """The scoring arrays (views; valid until the next update)."""
+        n = self._n
+        return Candidates(
+            timestamps=self.timestamps(),
+            original_tokens=self.original_tokens[:n],
+            compressed_tokens=self.compressed_tokens[:n],
+            importance=self.importance[:n],
+            error_score=self.error_score[:n],
+            reference_counts=self.reference_counts[:n],
+            embeddings=self.embeddings[:n],
+            embedded=self.embedded[:n],
+            thread_ids=self.thread_id[:n],
+            neighbours=self.neighbours(),
+        )
+
+    def live_mask(self, now_ms: int) -> BoolArray:
+        """Rows holding an entry that has not expired at `now_ms` (Redis's clock)."""
+        n = self._n
+        expires = self.expires_ms[:n]
+        mask: BoolArray = self.alive[:n] & ((expires == 0) | (expires >= now_ms))
+        return mask
+
+    def missing_vectors(self) -> list[tuple[str, str]]:
+        """(key, content hash) of live entries without an embedding."""
+        rows = np.flatnonzero(self.alive[: self._n] & ~self.embedded[: self._n])
+        out = []
+        for slot in rows.tolist():
+            info = self.info[slot]
+            if info is not None:
+                out.append((info.key, info.content_hash))
+        return out

@@ -1,0 +1,59 @@
+"""Watch: follow a namespace's change log, resumable from a token.
+
+A resume token is the stream id of the last event seen plus the namespace version it carried.
+Versions count every change with no gaps, so if the first record after the token's id does
+not carry the next version, the capped log has dropped records the watcher never saw: that
+is an error (OUT_OF_RANGE) rather than a silent gap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from .errors import InvalidArgument, LogTrimmed
+from .store import Change, Store
+
+# How long one blocking read waits before checking whether the server is stopping.
+_BLOCK_MS = 1000
+_BATCH = 256
+
+
+class ChangeFeed:
+    """Streams change records to watchers."""
+
+    def __init__(self, store: Store, stopping: asyncio.Event) -> None:
+        self._store = store
+        self._stopping = stopping
+
+    @staticmethod
+    def token(change: Change) -> str:
+        """The resume token for continuing after `change`."""
+        return f"{change.id}~{change.namespace_version}"
+
+    @staticmethod
+    def _parse(token: str) -> tuple[str, int]:
+        stream_id, sep, version = token.partition("~")
+        ms, dash, seq = stream_id.partition("-")
+        if not (sep and dash and ms.isdigit() and seq.isdigit() and version.isdigit()):
+            raise InvalidArgument("resume_token", "is not a token returned by Watch")
+        return stream_id, int(version)
+
+    async def follow(self, namespace: str, resume_token: str) -> AsyncIterator[Change]:
+        """Changes after the token (or from now), until the server stops."""
+        if resume_token:
+            after, version = self._parse(resume_token)
+            _, first = await self._store.changes(namespace, after, 1)
+            if first and first[0].namespace_version != version + 1:
+                oldest = await self._store.first_change(namespace)
+                held = f"it now starts at version {oldest.namespace_version}" if oldest else ""
+                raise LogTrimmed(
+                    f"the change log no longer holds the changes after version {version} "
+                    f"({held}); re-read the namespace (Keys/GetMany) and Watch without a token"
+                )
+        else:
+            after, _ = await self._store.log_position(namespace)
+        while not self._stopping.is_set():
+            for change in await self._store.read_changes(namespace, after, _BATCH, _BLOCK_MS):
+                after = change.id
+                yield change

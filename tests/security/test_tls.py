@@ -1,0 +1,106 @@
+"""TLS and mTLS on the gRPC port, with throwaway certificates made at test time."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import grpc
+import pytest
+from sharedctx import AsyncClient, UnavailableError
+from sharedctx.cli import main
+from sharedctx_server.errors import ConfigError
+from sharedctx_server.settings import Settings
+from sharedctx_server.tls import server_credentials
+from sharedctx_server.tokens import TokenCounter
+
+from ..support.servers import serving
+from .certs import Issued, Pki
+from .conftest import WRITER
+
+NS = "team-a/session-42"
+
+
+def tls_client(
+    port: int, ca: Path, client: Issued | None = None, token: str | None = None
+) -> AsyncClient:
+    credentials = grpc.ssl_channel_credentials(
+        root_certificates=ca.read_bytes(),
+        private_key=client.key.read_bytes() if client else None,
+        certificate_chain=client.cert.read_bytes() if client else None,
+    )
+    return AsyncClient(
+        f"127.0.0.1:{port}", timeout=5, retries=0, credentials=credentials, token=token
+    )
+
+
+async def test_tls_client_connects_and_plaintext_or_untrusting_clients_fail(
+    settings: Settings, token_counter: TokenCounter, pki: Pki
+) -> None:
+    tls = {"tls_cert": pki.server.cert, "tls_key": pki.server.key}
+    async with serving(settings, token_counter, **tls) as (running, plaintext):
+        async with tls_client(running.port, pki.ca) as client:
+            await client.put(NS, "k", "over TLS")
+            assert (await client.get(NS, "k", full=True)).content == "over TLS"
+        with pytest.raises(UnavailableError):
+            await plaintext.get(NS, "k")
+        # A client that does not trust the server's CA refuses the handshake.
+        async with tls_client(running.port, pki.rogue_ca) as wary:
+            with pytest.raises(UnavailableError):
+                await wary.get(NS, "k")
+
+
+async def test_mtls_requires_a_client_certificate_of_the_configured_ca(
+    settings: Settings, token_counter: TokenCounter, pki: Pki
+) -> None:
+    mtls = {"tls_cert": pki.server.cert, "tls_key": pki.server.key, "tls_client_ca": pki.ca}
+    async with serving(settings, token_counter, **mtls) as (running, _):
+        async with tls_client(running.port, pki.ca) as no_cert:
+            with pytest.raises(UnavailableError):
+                await no_cert.put(NS, "k", "refused")
+        async with tls_client(running.port, pki.ca, pki.rogue_client) as intruder:
+            with pytest.raises(UnavailableError):
+                await intruder.put(NS, "k", "refused")
+        async with tls_client(running.port, pki.ca, pki.client) as agent:
+            await agent.put(NS, "k", "mutual")
+            assert (await agent.get(NS, "k", full=True)).content == "mutual"
+
+
+async def test_tls_and_bearer_tokens_combine(
+    settings: Settings, token_counter: TokenCounter, pki: Pki, token_file: Path
+) -> None:
+    extra = {"tls_cert": pki.server.cert, "tls_key": pki.server.key, "auth_tokens": token_file}
+    async with serving(settings, token_counter, **extra) as (running, _):
+        async with tls_client(running.port, pki.ca, token=WRITER) as agent:
+            await agent.put(NS, "k", "authenticated and encrypted")
+
+
+async def test_cli_client_trusts_the_ca_given_with_tls_ca(
+    settings: Settings,
+    token_counter: TokenCounter,
+    pki: Pki,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    mtls = {"tls_cert": pki.server.cert, "tls_key": pki.server.key, "tls_client_ca": pki.ca}
+    async with serving(settings, token_counter, **mtls) as (running, _):
+        common = ["--target", f"127.0.0.1:{running.port}", "-n", NS, "--tls-ca", str(pki.ca)]
+        mine = ["--tls-client-cert", str(pki.client.cert), "--tls-client-key", str(pki.client.key)]
+        # The blocking CLI runs in a thread while this loop serves.
+        assert await asyncio.to_thread(main, ["put", *common, *mine, "k", "from the CLI"]) == 0
+        assert await asyncio.to_thread(main, ["get", *common, *mine, "k", "--full"]) == 0
+        assert capsys.readouterr().out.endswith("from the CLI\n")
+        assert await asyncio.to_thread(main, ["get", *common, "--timeout", "3", "k"]) == 1
+        assert "UNAVAILABLE" in capsys.readouterr().err
+
+
+def test_half_configured_tls_is_a_config_error(pki: Pki, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="both --tls-cert and --tls-key"):
+        server_credentials(Settings(tls_cert=pki.server.cert))
+    with pytest.raises(ConfigError, match="needs --tls-cert and --tls-key"):
+        server_credentials(Settings(tls_client_ca=pki.ca))
+    not_pem = tmp_path / "cert.der"
+    not_pem.write_bytes(b"\x30\x82binary")
+    with pytest.raises(ConfigError, match="is not PEM"):
+        server_credentials(Settings(tls_cert=not_pem, tls_key=pki.server.key))
+    with pytest.raises(ConfigError, match="cannot read the TLS private key"):
+        server_credentials(Settings(tls_cert=pki.server.cert, tls_key=tmp_path / "absent.key"))

@@ -1,0 +1,347 @@
+"""Fit over gRPC: selection, budgets, options, explain, errors, the namespace cache."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import grpc
+import pytest
+import redis
+from sharedctx import (
+    AsyncClient,
+    InvalidArgumentError,
+    PutItem,
+    ResourceExhaustedError,
+)
+from sharedctx.v1 import sharedctx_pb2 as pb
+from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
+from sharedctx_server.server import RunningServer
+from sharedctx_server.settings import Limits, Settings
+from sharedctx_server.tokens import TokenCounter
+
+from .support.redis_monitor import client_commands
+from .support.servers import serving
+
+NS = "team-a/fit"
+T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
+
+DOCS = {
+    "weather": "The weather in Paris is sunny and warm today.",
+    "password": "To reset your password, open settings and click 'forgot password'.",
+    "cat": "My cat likes to sleep on the sofa all afternoon.",
+    "deploy": "We deployed version 2.3 of the payment service yesterday evening.",
+    "recipe": "Whisk two eggs with flour and milk to make pancake batter.",
+}
+
+
+async def put_docs(client: AsyncClient, docs: dict[str, str] = DOCS, **extra: Any) -> None:
+    await client.put_many(
+        NS,
+        [
+            PutItem(key=k, content=v, event_time=T0 + timedelta(minutes=i), **extra)
+            for i, (k, v) in enumerate(docs.items())
+        ],
+    )
+
+
+async def test_fit_picks_the_relevant_entry_within_budget(client: AsyncClient) -> None:
+    await put_docs(client)
+    result = await client.fit(NS, "how can I change my password?", 20, keep_recent=0)
+    assert result.keys[0] == "password"
+    assert result.total_tokens <= 20
+    assert result.candidates == 5
+    assert result.left_out == 5 - len(result.entries)
+    assert sum(e.tokens for e in result.entries) == result.total_tokens
+
+
+async def test_selected_entries_come_back_in_chronological_order_with_ranks(
+    client: AsyncClient,
+) -> None:
+    await put_docs(client)
+    result = await client.fit(NS, "pancake batter eggs", 1000, keep_recent=0)
+    times = [e.event_time for e in result.entries]
+    assert times == sorted(times)  # type: ignore[type-var]
+    assert sorted(e.rank for e in result.entries) == list(range(1, len(result.entries) + 1))
+    best = min(result.entries, key=lambda e: e.rank)
+    assert best.key == "recipe"
+
+
+async def test_include_content_returns_the_text_of_the_chosen_form(client: AsyncClient) -> None:
+    await client.put(NS, "log", "line one\nline two\nline three\n" * 20, compressed="3 lines x20")
+    compressed = await client.fit(NS, "lines", 1000, include_content=True)
+    assert compressed.entries[0].content == "3 lines x20"
+    assert compressed.entries[0].form == "compressed"
+    full = await client.fit(NS, "lines", 1000, include_content=True, form="full")
+    assert full.entries[0].content.startswith("line one")
+    assert full.entries[0].tokens > compressed.entries[0].tokens
+    assert (await client.fit(NS, "lines", 1000)).entries[0].content == ""
+
+
+async def test_budget_is_never_exceeded_and_too_large_is_explained(client: AsyncClient) -> None:
+    await put_docs(client)
+    await client.put(NS, "huge", "word " * 500)
+    result = await client.fit(NS, "word", 100, explain=True)
+    assert result.total_tokens <= 100
+    reasons = {c.key: c.reason for c in result.explain}
+    assert reasons["huge"] == "too_large"
+    assert len(result.explain) == result.candidates == 6
+    assert set(result.left_out_by_reason) <= {"too_large", "budget"}
+
+
+async def test_explain_lists_factor_values_and_reasons(client: AsyncClient) -> None:
+    await put_docs(client)
+    result = await client.fit(NS, "payment service deploy", 15, explain=True, keep_recent=0)
+    by_key = {c.key: c for c in result.explain}
+    deploy = by_key["deploy"]
+    assert deploy.reason == "selected"
+    assert set(deploy.factors) == {
+        "recency", "semantic_similarity", "toin_importance", "error_indicator",
+        "forward_reference", "token_density", "lexical_relevance",
+    }  # fmt: skip
+    assert deploy.factors["lexical_relevance"] == max(
+        c.factors["lexical_relevance"] for c in result.explain
+    )
+    assert all(0.0 <= v <= 1.0 for c in result.explain for v in c.factors.values())
+    assert {c.reason for c in result.explain} <= {"selected", "budget"}
+    scores = [c.score for c in result.explain]
+    assert scores == sorted(scores, reverse=True)
+
+
+async def test_keep_recent_absent_means_two_and_zero_means_none(client: AsyncClient) -> None:
+    await put_docs(client)
+    default = await client.fit(NS, "how do I reset a password", 200, max_entries=2)
+    assert default.keys == ["deploy", "recipe"]  # the two newest are forced in first
+    none = await client.fit(NS, "how do I reset a password", 200, max_entries=1, keep_recent=0)
+    assert none.keys == ["password"]
+
+
+async def test_filters_and_min_score(client: AsyncClient) -> None:
+    await client.put_many(
+        NS,
+        [
+            PutItem(key="a", content="database timeout in worker", kind="log", agent_id="x"),
+            PutItem(
+                key="b",
+                content="database timeout in worker",
+                kind="note",
+                agent_id="y",
+                tags=("keep",),
+            ),
+        ],
+    )
+    logs = await client.fit(NS, "database", 100, filters={"include_kinds": ["log"]})
+    assert logs.keys == ["a"]
+    assert (await client.fit(NS, "database", 100, filters={"exclude_agent_ids": ["x"]})).keys == [
+        "b"
+    ]
+    assert (await client.fit(NS, "database", 100, filters={"include_tags": ["keep"]})).keys == ["b"]
+    explained = await client.fit(
+        NS, "database", 100, filters={"include_kinds": ["log"]}, explain=True
+    )
+    assert {c.key: c.reason for c in explained.explain}["b"] == "filtered"
+    assert (await client.fit(NS, "database", 100, min_score=10.0, keep_recent=0)).keys == []
+
+
+async def test_fit_is_deterministic(client: AsyncClient) -> None:
+    await put_docs(client)
+    first = await client.fit(NS, "sunny weather", 30, explain=True)
+    for _ in range(3):
+        again = await client.fit(NS, "sunny weather", 30, explain=True)
+        assert again == first
+
+
+async def test_recent_strategy_is_newest_first(client: AsyncClient) -> None:
+    await put_docs(client)
+    result = await client.fit(NS, "anything", 30, strategy="recent")
+    assert result.keys == ["deploy", "recipe"]
+
+
+async def test_relevant_strategy_keeps_relevant_turns(client: AsyncClient) -> None:
+    turns = []
+    for i in range(12):
+        turns.append(
+            PutItem(
+                key=f"t{i:02d}u",
+                content=f"user question number {i} about gardening",
+                role="user",
+                kind="message",
+                event_time=T0 + timedelta(minutes=2 * i),
+            )
+        )
+        turns.append(
+            PutItem(
+                key=f"t{i:02d}a",
+                content=f"assistant answer number {i} about plants",
+                role="assistant",
+                kind="message",
+                event_time=T0 + timedelta(minutes=2 * i + 1),
+            )
+        )
+    turns[6] = PutItem(
+        key="t03u",
+        content="what is the capital of australia",
+        role="user",
+        kind="message",
+        event_time=T0 + timedelta(minutes=6),
+    )
+    await client.put_many(NS, turns)
+    result = await client.fit(NS, "capital of australia", 2000, strategy="relevant")
+    assert "t03u" in result.keys and "t03a" in result.keys  # the whole turn
+    assert "t11u" in result.keys  # keep_recent turns
+    assert "t05u" not in result.keys
+
+
+async def test_preset_and_weight_overrides_change_the_ranking(client: AsyncClient) -> None:
+    await client.put(NS, "old-error", "Traceback: ValueError: bad config", event_time=T0)
+    await client.put(NS, "fresh-note", "notes about lunch", event_time=datetime.now(timezone.utc))
+    only_errors = await client.fit(
+        NS, "lunch", 10, keep_recent=0, max_entries=1,
+        weights={"error_indicator": 1.0, "semantic_similarity": 0, "lexical_relevance": 0,
+                 "recency": 0, "toin_importance": 0, "forward_reference": 0,
+                 "token_density": 0},
+    )  # fmt: skip
+    assert only_errors.keys == ["old-error"]
+    assert only_errors.weights["error_indicator"] == pytest.approx(1.0)
+    seed = await client.fit(NS, "lunch", 10, preset="headroom", keep_recent=0, max_entries=1)
+    assert seed.weights["recency"] == pytest.approx(0.4)
+
+
+async def test_adaptive_caps_near_duplicate_entries(client: AsyncClient) -> None:
+    await client.put_many(
+        NS,
+        [PutItem(key=f"dup{i:02d}", content="disk usage at 91 percent on node") for i in range(30)],
+    )
+    capped = await client.fit(NS, "disk usage", 4000, adaptive="aggressive", keep_recent=0)
+    uncapped = await client.fit(NS, "disk usage", 4000, keep_recent=0)
+    assert len(uncapped.entries) == 30
+    assert 3 <= len(capped.entries) < 30
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"budget_tokens": 0}, "budget_tokens"),
+        ({"budget_tokens": -5}, "budget_tokens"),
+        ({"strategy": 99}, "strategy"),
+        ({"form": 42}, "form"),
+        ({"preset": "nope"}, "preset"),
+        ({"recency_decay_rate": -1.0}, "recency_decay_rate"),
+        ({"keep_recent": -1}, "keep_recent"),
+        ({"namespace": "bad ns"}, "namespace"),
+    ],
+)
+async def test_bad_fit_requests_are_invalid_argument_naming_the_field(
+    server: RunningServer, fields: dict[str, Any], field: str
+) -> None:
+    req = pb.FitRequest(namespace=NS, query="q", budget_tokens=100)
+    for name, value in fields.items():
+        setattr(req, name, value)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await pb_grpc.SharedContextStub(channel).Fit(req)
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert (info.value.details() or "").startswith(field)
+
+
+async def test_all_zero_or_negative_weights_are_invalid(client: AsyncClient) -> None:
+    zeros = dict.fromkeys(
+        ["recency", "semantic_similarity", "toin_importance", "error_indicator",
+         "forward_reference", "token_density", "lexical_relevance"], 0.0,
+    )  # fmt: skip
+    with pytest.raises(InvalidArgumentError, match="weights"):
+        await client.fit(NS, "q", 100, weights=zeros)
+    with pytest.raises(InvalidArgumentError, match="weights"):
+        await client.fit(NS, "q", 100, weights={"recency": -1.0})
+
+
+async def test_budget_over_the_limit_is_resource_exhausted(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter, limits=Limits(max_budget_tokens=1000)) as (_, c):
+        with pytest.raises(ResourceExhaustedError) as info:
+            await c.fit(NS, "q", 2**31)
+        assert info.value.limit == "max_budget_tokens"
+
+
+async def test_fit_sees_puts_deletes_and_expiry_at_once(client: AsyncClient) -> None:
+    await put_docs(client)
+    assert "weather" in (await client.fit(NS, "sunny Paris", 1000)).keys
+    await client.delete(NS, "weather")
+    assert "weather" not in (await client.fit(NS, "sunny Paris", 1000)).keys
+    await client.put(NS, "flash", "sunny Paris flash sale", ttl_seconds=1)
+    assert "flash" in (await client.fit(NS, "sunny Paris", 1000)).keys
+    deadline = time.monotonic() + 5
+    while "flash" in (await client.fit(NS, "sunny Paris", 1000)).keys:
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.1)
+    await client.clear(NS)
+    assert (await client.fit(NS, "sunny Paris", 1000)).candidates == 0
+
+
+async def test_steady_state_fit_costs_at_most_two_redis_commands(
+    server: RunningServer, client: AsyncClient, redis_url: str
+) -> None:
+    await put_docs(client)
+    await client.fit(NS, "sunny weather", 1000, include_content=True)  # load + warm caches
+    with client_commands(redis_url) as seen:
+        await client.fit(NS, "sunny weather", 1000, include_content=True)
+    # One change-log read, one read of the chosen texts.
+    assert len(seen) <= 2, seen
+    with client_commands(redis_url) as seen:
+        await client.fit(NS, "sunny weather", 1000)
+    assert len(seen) == 1, seen
+    assert server.cache is not None and server.cache.stats.loads == 1
+
+
+async def test_async_embedding_is_eventually_consistent(
+    server: RunningServer, client: AsyncClient
+) -> None:
+    await client.put(NS, "later", "kubernetes pod crashloop backoff", embed="async")
+    assert server.embeddings is not None
+    await server.embeddings.idle()
+    result = await client.fit(NS, "kubernetes", 100, explain=True)
+    assert result.explain[0].embedded
+    assert "semantic_similarity" in result.explain[0].factors
+
+
+async def test_unembedded_entry_says_so_in_explain(
+    server: RunningServer, client: AsyncClient, redis_url: str
+) -> None:
+    await client.put(NS, "e", "some text to embed")
+    direct = redis.Redis.from_url(redis_url)
+    try:
+        for key in direct.scan_iter(match="sc:v1:{team-a/fit}:emb:*"):
+            direct.delete(key)
+    finally:
+        direct.close()
+    assert server.cache is not None
+    server.cache.drop(NS)
+    result = await client.fit(NS, "text", 100, explain=True)
+    candidate = result.explain[0]
+    assert not candidate.embedded
+    assert "semantic_similarity" not in candidate.factors
+    # ...and it is re-embedded lazily.
+    assert server.embeddings is not None
+    await server.embeddings.idle()
+    assert (await client.fit(NS, "text", 100, explain=True)).explain[0].embedded
+
+
+async def test_reembed_reports_progress(client: AsyncClient) -> None:
+    await put_docs(client)
+    steps = [s async for s in client.reembed(NS, force=True)]
+    assert steps[0].done == 0 and steps[-1].done == steps[-1].total == 5
+    assert steps[-1].computed == 5
+
+
+async def test_identical_content_is_embedded_once(
+    server: RunningServer, client: AsyncClient
+) -> None:
+    assert server.batcher is not None
+    await client.put(NS, "first", "exactly the same text")
+    before = server.batcher.stats().texts
+    await client.put(NS, "second", "exactly the same text")
+    await client.put(NS, "first", "exactly the same text")  # unchanged overwrite
+    assert server.batcher.stats().texts == before

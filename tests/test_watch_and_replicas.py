@@ -1,0 +1,156 @@
+"""Watch streams and resumes; replicas on one Redis read each other's writes; trimmed logs."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+
+import pytest
+from sharedctx import AsyncClient, Change, PutItem, SharedCtxError
+from sharedctx_server.settings import Settings
+from sharedctx_server.tokens import TokenCounter
+
+from .support.redis_servers import free_port
+from .support.servers import serving
+
+NS = "team-a/watch"
+
+
+async def take(stream: AsyncIterator[Change], n: int, timeout: float = 10) -> list[Change]:
+    out: list[Change] = []
+
+    async def collect() -> None:
+        async for change in stream:
+            out.append(change)
+            if len(out) == n:
+                return
+
+    await asyncio.wait_for(collect(), timeout)
+    return out
+
+
+async def test_watch_streams_puts_deletes_and_clears(client: AsyncClient) -> None:
+    stream = client.watch(NS)
+    collector = asyncio.create_task(take(stream, 5))
+    await asyncio.sleep(0.3)  # the watch starts "from now"
+    await client.put(NS, "a", "one")
+    await client.put(NS, "a", "two")
+    await client.put(NS, "b", "three")
+    await client.delete(NS, "a")
+    await client.clear(NS)
+    changes = await collector
+    assert [(c.op, c.key, c.version) for c in changes] == [
+        ("put", "a", 1),
+        ("put", "a", 2),
+        ("put", "b", 1),
+        ("delete", "a", 2),
+        ("clear", "", 1),
+    ]
+    versions = [c.namespace_version for c in changes]
+    assert versions == list(range(versions[0], versions[0] + 5))
+
+
+async def test_watch_resumes_after_a_token_missing_nothing(client: AsyncClient) -> None:
+    stream = client.watch(NS)
+    first = asyncio.create_task(take(stream, 1))
+    await asyncio.sleep(0.3)
+    await client.put(NS, "k0", "x")
+    (seen,) = await first
+    for i in range(1, 4):
+        await client.put(NS, f"k{i}", "x")  # written while nobody watches
+    resumed = await take(client.watch(NS, seen.resume_token), 3)
+    assert [c.key for c in resumed] == ["k1", "k2", "k3"]
+
+
+async def test_watch_from_a_trimmed_position_is_a_clear_error(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter, change_log_max=10) as (_, c):
+        stream = c.watch(NS)
+        first = asyncio.create_task(take(stream, 1))
+        await asyncio.sleep(0.3)
+        await c.put(NS, "start", "x")
+        (seen,) = await first
+        for start in range(0, 600, 200):
+            await c.put_many(
+                NS,
+                [
+                    PutItem(key=f"k{i}", content="x", embed="async")
+                    for i in range(start, start + 200)
+                ],
+            )
+        with pytest.raises(SharedCtxError) as info:
+            await take(c.watch(NS, seen.resume_token), 1)
+        assert info.value.code is not None and info.value.code.name == "OUT_OF_RANGE"
+        assert "no longer holds" in info.value.message
+
+
+async def test_a_replica_behind_a_trimmed_log_reloads(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with (
+        serving(settings, token_counter, change_log_max=10) as (a, ca),
+        serving(settings, token_counter, change_log_max=10) as (_, cb),
+    ):
+        await ca.put(NS, "first", "the first entry about volcanoes")
+        assert (await ca.fit(NS, "volcanoes", 1000)).keys == ["first"]
+        for start in range(0, 400, 200):
+            await cb.put_many(
+                NS,
+                [PutItem(key=f"k{i:03d}", content=f"note {i}") for i in range(start, start + 200)],
+            )
+        await cb.delete(NS, "first")
+        result = await ca.fit(NS, "volcanoes", 100_000)
+        assert "first" not in result.keys
+        assert result.candidates == 400
+        assert a.cache is not None and a.cache.stats.loads == 2
+
+
+async def test_fit_on_one_server_process_sees_a_put_acknowledged_by_another(
+    redis_url: str, clean_redis: str, tmp_path: object
+) -> None:
+    ports = [free_port(), free_port()]
+    env = {**os.environ, "SHAREDCTX_REDIS_URL": redis_url, "SHAREDCTX_EMBEDDING_THREADS": "1"}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "sharedctx.cli", "serve", "--listen", f"127.0.0.1:{p}"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for p in ports
+    ]
+    try:
+        async with (
+            AsyncClient(f"127.0.0.1:{ports[0]}", timeout=60) as writer,
+            AsyncClient(f"127.0.0.1:{ports[1]}", timeout=60) as reader,
+        ):
+            for client in (writer, reader):
+                await wait_up(client)
+            await reader.fit(NS, "warm the cache", 100)
+            for i in range(15):
+                await writer.put(NS, f"fact-{i}", f"fact number {i} about the moon")
+                result = await reader.fit(NS, "moon", 100_000, keep_recent=0)
+                assert f"fact-{i}" in result.keys
+                await writer.delete(NS, f"fact-{i}")
+                assert f"fact-{i}" not in (await reader.fit(NS, "moon", 100_000)).keys
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(20)
+
+
+async def wait_up(client: AsyncClient, timeout: float = 90) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        try:
+            await client.stats(NS)
+            return
+        except SharedCtxError:
+            if asyncio.get_running_loop().time() > deadline:
+                raise
+            await asyncio.sleep(0.2)
