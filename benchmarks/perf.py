@@ -23,6 +23,7 @@ import redis.asyncio as aioredis
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 
+from . import perf_fit
 from ._procs import echo_server, redis_server, sharedctx_server
 from .echo_server import ECHO_METHOD, request_for
 
@@ -136,6 +137,11 @@ def main() -> None:
     parser.add_argument("--payload-bytes", type=int, default=1024)
     parser.add_argument("--keys", type=int, default=500)
     parser.add_argument("--out", default="benchmarks/results/perf.json")
+    parser.add_argument(
+        "--fit-sizes",
+        default="1000,10000,100000",
+        help="namespace sizes for the Fit section ('' to skip it)",
+    )
     args = parser.parse_args()
     results = asyncio.run(bench(args.requests, args.payload_bytes, args.keys))
     print(f"{'op':4} {'target':10} {'conc':>4} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
@@ -152,6 +158,13 @@ def main() -> None:
         f"target Get@32 >= 0.8x bare gRPC echo: {target:.2f}x "
         f"{'MET' if target >= 0.8 else 'NOT MET'}"
     )
+    fit: dict[str, object] = {}
+    if args.fit_sizes:
+        sizes = [int(s) for s in args.fit_sizes.split(",")]
+        fit = perf_fit.report(
+            asyncio.run(perf_fit.measure(sizes)), perf_fit.query_embedding_p50_ms()
+        )
+        print(json.dumps(fit, indent=2))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(
@@ -160,6 +173,7 @@ def main() -> None:
                 "payload_bytes": args.payload_bytes,
                 "results": [asdict(r) for r in results],
                 "ratios": summary,
+                "fit": fit,
             },
             indent=2,
         )

@@ -53,3 +53,19 @@ def test_errors_print_the_status_and_exit_non_zero(
     assert code == 1
     assert err.startswith("sharedctx: NOT_FOUND: no entry 'missing'")
     assert "Traceback" not in err
+
+
+def test_fit_prints_a_table_and_explain_columns(
+    threaded_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = ("--target", f"127.0.0.1:{threaded_server.port}", "-n", NS)
+    run(capsys, "put", *target, "tool/pytest", "E   KeyError: 'port'\n1 failed", "--kind", "log")
+    run(capsys, "put", *target, "note", "lunch at noon")
+    code, out, _ = run(capsys, "fit", *target, "why did the test fail", "--budget", "50")
+    assert code == 0
+    assert out.splitlines()[0].split() == ["rank", "key", "tokens", "score"]
+    assert "tool/pytest" in out and "2 of 2 entries" in out
+    code, out, _ = run(capsys, "fit", *target, "test failure", "--explain", "--keep-recent", "0")
+    assert "sem" in out.splitlines()[0] and "reason" in out.splitlines()[0]
+    code, out, _ = run(capsys, "fit", *target, "test", "--json", "--content")
+    assert json.loads(out)["entries"][0]["content"]

@@ -6,7 +6,8 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import grpc
 
 from .client import DEFAULT_TARGET, Client
 from .errors import SharedCtxError
-from .types import KINDS
+from .types import KINDS, FitResult
 
 
 def _add_client_args(p: argparse.ArgumentParser) -> None:
@@ -52,6 +53,8 @@ def _serve_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-content-bytes", type=int, help="largest content accepted (1 MiB)")
     p.add_argument("--max-batch-entries", type=int, help="most entries per PutMany/GetMany")
     p.add_argument("--log-level", default=os.environ.get("SHAREDCTX_LOG_LEVEL", "INFO"))
+    p.add_argument("--log-format", choices=("text", "json"), help="log lines as text or JSON lines")
+    p.add_argument("--metrics-listen", help="HOST:PORT for Prometheus /metrics (off when unset)")
     sec = p.add_argument_group("security (each flag also reads SHAREDCTX_<FLAG_NAME>)")
     sec.add_argument("--auth-tokens", type=Path, help="JSON file of bearer tokens and their scope")
     sec.add_argument("--jwt-key", type=Path, help="JWT key file: HS256 secret or PEM public key")
@@ -109,23 +112,50 @@ def build_parser() -> argparse.ArgumentParser:
 
     clear = sub.add_parser("clear", help="remove every entry of a namespace")
     _add_client_args(clear)
+
+    fit = sub.add_parser("fit", help="the entries that best fill a token budget for a query")
+    _add_client_args(fit)
+    fit.add_argument("query")
+    fit.add_argument("--budget", type=int, default=2000, help="token budget (default 2000)")
+    fit.add_argument("--strategy", choices=["scored", "relevant", "recent"])
+    fit.add_argument("--keep-recent", type=int, help="newest entries forced in (default 2)")
+    fit.add_argument("--max-entries", type=int)
+    fit.add_argument("--form", choices=["compressed", "full", "auto"])
+    fit.add_argument("--adaptive", choices=["none", "conservative", "moderate", "aggressive"])
+    fit.add_argument("--content", action="store_true", help="print the selected texts")
+    fit.add_argument("--explain", action="store_true", help="every candidate with factors")
+
+    watch = sub.add_parser("watch", help="print the namespace's changes as they happen")
+    _add_client_args(watch)
+    watch.add_argument("--resume-token", help="continue after this event's token")
+
+    compress = sub.add_parser(
+        "compress", help="show the compressed form the server would store (runs locally)"
+    )
+    compress.add_argument("file", nargs="?", help="file to read; stdin when omitted")
+    compress.add_argument("--kind", choices=KINDS[1:], help="the entry's kind (a hint)")
+    compress.add_argument("--tool-name", help="the tool that printed it (a hint), e.g. pytest")
+    compress.add_argument("--token-encoding", default="o200k_base")
+    compress.add_argument("--json", action="store_true", help="machine-readable output")
+    compress.add_argument("--stats-only", action="store_true", help="only the token counts")
+
+    reembed = sub.add_parser("reembed", help="recompute embeddings with the server's model")
+    _add_client_args(reembed)
+    reembed.add_argument("--force", action="store_true", help="also recompute existing ones")
     return parser
 
 
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
-    import logging
 
     try:
         from sharedctx_server.errors import ConfigError
+        from sharedctx_server.logs import configure as configure_logging
         from sharedctx_server.server import serve
         from sharedctx_server.settings import Settings
     except ImportError:
         print("the server is not installed: pip install 'sharedctx[server]'", file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
     settings = Settings.from_env(
         listen=args.listen,
         redis_url=args.redis_url,
@@ -144,7 +174,14 @@ def _serve(args: argparse.Namespace) -> int:
         tls_key=args.tls_key,
         tls_client_ca=args.tls_client_ca,
         insecure=args.insecure,
+        log_format=args.log_format,
+        metrics_listen=args.metrics_listen,
     )
+    try:
+        configure_logging(settings.log_format, args.log_level)
+    except ValueError as exc:  # an unknown SHAREDCTX_LOG_FORMAT or log level
+        print(f"sharedctx serve: {exc}", file=sys.stderr)
+        return 2
     try:
         asyncio.run(serve(settings))
     except ConfigError as exc:
@@ -173,58 +210,208 @@ def _credentials(args: argparse.Namespace) -> grpc.ChannelCredentials | None:
     )
 
 
+def _compress(args: argparse.Namespace) -> int:
+    try:
+        from sharedctx_server.compress import compress, describe, looks_binary
+        from sharedctx_server.tokens import TokenCounter
+    except ImportError:
+        print("compress needs the server: pip install 'sharedctx[server]'", file=sys.stderr)
+        return 2
+    raw = Path(args.file).read_bytes() if args.file else sys.stdin.buffer.read()
+    try:
+        content = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        print("sharedctx: the input is not UTF-8 text; Put would reject it", file=sys.stderr)
+        return 1
+    if looks_binary(content):
+        print("sharedctx: the input looks binary; Put would reject it", file=sys.stderr)
+        return 1
+    counter = TokenCounter(args.token_encoding)
+    result = compress(content, count_tokens=counter.count, kind=args.kind, tool_name=args.tool_name)
+    summary = {
+        "compressor": result.compressor,
+        "original_tokens": result.original_tokens,
+        "compressed_tokens": result.compressed_tokens,
+        "token_density": round(result.token_density, 3),
+    }
+    if args.json:
+        print(json.dumps({**summary, "compressed": result.text}, ensure_ascii=False))
+    else:
+        if not args.stats_only:
+            print(result.text)
+        print(describe(result), file=sys.stderr)
+    return 0
+
+
 def _emit(args: argparse.Namespace, data: Any, human: str) -> None:
     print(json.dumps(data, ensure_ascii=False) if args.json else human)
+
+
+def _put(client: Client, args: argparse.Namespace) -> None:
+    content = args.content if args.content is not None else sys.stdin.read()
+    entry = client.put(
+        args.namespace,
+        args.key,
+        content,
+        ttl_seconds=args.ttl,
+        compressed=args.compressed,
+        kind=args.kind,
+        role=args.role,
+        agent_id=args.agent_id,
+        tool_name=args.tool_name,
+        tags=tuple(args.tags),
+        importance=args.importance,
+        thread=args.thread,
+        if_version=args.if_version,
+    )
+    _emit(
+        args,
+        entry.to_dict(),
+        f"stored {entry.key} version {entry.version} "
+        f"({entry.original_tokens} tokens, {entry.compressed_tokens} compressed)",
+    )
+
+
+def _get(client: Client, args: argparse.Namespace) -> None:
+    entry = client.get(args.namespace, args.key, full=args.full)
+    _emit(args, entry.to_dict(), entry.content)
+
+
+def _keys(client: Client, args: argparse.Namespace) -> None:
+    found = list(client.keys(args.namespace, args.prefix))
+    _emit(args, found, "\n".join(found))
+
+
+def _delete(client: Client, args: argparse.Namespace) -> None:
+    deleted = client.delete(args.namespace, args.key, if_version=args.if_version)
+    _emit(args, {"deleted": deleted}, "deleted" if deleted else "not found")
+
+
+def _stats(client: Client, args: argparse.Namespace) -> None:
+    s = client.stats(args.namespace)
+    _emit(
+        args,
+        s.__dict__,
+        f"{s.entries} entries, {s.original_tokens} tokens "
+        f"({s.compressed_tokens} compressed, {s.savings_percent:.1f}% saved), "
+        f"{s.bytes_stored} bytes",
+    )
+
+
+def _clear(client: Client, args: argparse.Namespace) -> None:
+    n = client.clear(args.namespace)
+    _emit(args, {"deleted": n}, f"cleared {n} entries")
+
+
+def _fit(client: Client, args: argparse.Namespace) -> None:
+    result = client.fit(
+        args.namespace,
+        args.query,
+        args.budget,
+        strategy=args.strategy,
+        keep_recent=args.keep_recent,
+        max_entries=args.max_entries,
+        form=args.form,
+        adaptive=args.adaptive,
+        include_content=args.content,
+        explain=args.explain,
+    )
+    if args.json:
+        _emit(args, _fit_dict(result), "")
+        return
+    print(format_fit_table(result, explain=args.explain))
+    if args.content:
+        for entry in result.entries:
+            print(f"\n--- {entry.key} ({entry.form}, {entry.tokens} tokens)\n{entry.content}")
+
+
+def _fit_dict(result: FitResult) -> dict[str, Any]:
+    out = asdict(result)
+    for entry in out["entries"]:
+        entry["event_time"] = entry["event_time"].isoformat() if entry["event_time"] else None
+    return out
+
+
+def format_fit_table(result: FitResult, explain: bool = False) -> str:
+    """A Fit result as a table: rank, key, tokens, score (and factors with `explain`)."""
+    factors = ["recency", "semantic_similarity", "lexical_relevance", "error_indicator"]
+    short = {"recency": "rec", "semantic_similarity": "sem", "lexical_relevance": "lex",
+             "error_indicator": "err"}  # fmt: skip
+    lines = []
+    if explain:
+        head = f"{'rank':>4}  {'key':30} {'tokens':>6} {'score':>7} " + " ".join(
+            f"{short[f]:>5}" for f in factors
+        )
+        lines.append(head + "  reason")
+        ranks = {e.key: e.rank for e in result.entries}
+        for c in result.explain:
+            rank = str(ranks.get(c.key, "-"))
+            values = " ".join(
+                f"{c.factors[f]:5.2f}" if f in c.factors else "    ?" for f in factors
+            )
+            tokens = c.compressed_tokens
+            lines.append(
+                f"{rank:>4}  {c.key[:30]:30} {tokens:>6} {c.score:7.3f} {values}  {c.reason}"
+            )
+    else:
+        lines.append(f"{'rank':>4}  {'key':30} {'tokens':>6} {'score':>7}")
+        for e in result.entries:
+            lines.append(f"{e.rank:>4}  {e.key[:30]:30} {e.tokens:>6} {e.score:7.3f}")
+    lines.append(
+        f"{len(result.entries)} of {result.candidates} entries, "
+        f"{result.total_tokens} tokens"
+        + (f"; left out: {result.left_out_by_reason}" if result.left_out_by_reason else "")
+    )
+    return "\n".join(lines)
+
+
+def _watch(client: Client, args: argparse.Namespace) -> None:
+    for change in client.watch(args.namespace, args.resume_token or ""):
+        when = change.time.isoformat() if change.time else ""
+        data = {
+            "op": change.op, "key": change.key, "version": change.version,
+            "namespace_version": change.namespace_version, "time": when,
+            "resume_token": change.resume_token,
+        }  # fmt: skip
+        _emit(args, data, f"{when} {change.op:6} {change.key} v{change.version}")
+        sys.stdout.flush()
+
+
+def _reembed(client: Client, args: argparse.Namespace) -> None:
+    last = None
+    for step in client.reembed(args.namespace, force=args.force):
+        last = step
+        if not args.json:
+            width = 30
+            filled = int(width * step.done / step.total) if step.total else width
+            sys.stderr.write(
+                f"\rre-embedding [{'#' * filled}{'.' * (width - filled)}] "
+                f"{step.done}/{step.total} ({step.computed} computed)"
+            )
+            sys.stderr.flush()
+    if not args.json:
+        sys.stderr.write("\n")
+    if last is not None:
+        _emit(args, asdict(last), f"{last.done} entries, {last.computed} embeddings computed")
+
+
+_COMMANDS: dict[str, Callable[[Client, argparse.Namespace], None]] = {
+    "put": _put,
+    "get": _get,
+    "keys": _keys,
+    "delete": _delete,
+    "stats": _stats,
+    "clear": _clear,
+    "fit": _fit,
+    "watch": _watch,
+    "reembed": _reembed,
+}
 
 
 def _run_client(args: argparse.Namespace) -> int:
     creds = _credentials(args)
     with Client(args.target, timeout=args.timeout, token=args.token, credentials=creds) as client:
-        ns = args.namespace
-        if args.command == "put":
-            content = args.content if args.content is not None else sys.stdin.read()
-            entry = client.put(
-                ns,
-                args.key,
-                content,
-                ttl_seconds=args.ttl,
-                compressed=args.compressed,
-                kind=args.kind,
-                role=args.role,
-                agent_id=args.agent_id,
-                tool_name=args.tool_name,
-                tags=tuple(args.tags),
-                importance=args.importance,
-                thread=args.thread,
-                if_version=args.if_version,
-            )
-            _emit(
-                args,
-                entry.to_dict(),
-                f"stored {entry.key} version {entry.version} "
-                f"({entry.original_tokens} tokens, {entry.compressed_tokens} compressed)",
-            )
-        elif args.command == "get":
-            entry = client.get(ns, args.key, full=args.full)
-            _emit(args, entry.to_dict(), entry.content)
-        elif args.command == "keys":
-            found = list(client.keys(ns, args.prefix))
-            _emit(args, found, "\n".join(found))
-        elif args.command == "delete":
-            deleted = client.delete(ns, args.key, if_version=args.if_version)
-            _emit(args, {"deleted": deleted}, "deleted" if deleted else "not found")
-        elif args.command == "stats":
-            s = client.stats(ns)
-            _emit(
-                args,
-                s.__dict__,
-                f"{s.entries} entries, {s.original_tokens} tokens "
-                f"({s.compressed_tokens} compressed, {s.savings_percent:.1f}% saved), "
-                f"{s.bytes_stored} bytes",
-            )
-        elif args.command == "clear":
-            n = client.clear(ns)
-            _emit(args, {"deleted": n}, f"cleared {n} entries")
+        _COMMANDS[args.command](client, args)
     return 0
 
 
@@ -233,6 +420,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "compress":
+        return _compress(args)
     try:
         return _run_client(args)
     except SharedCtxError as exc:

@@ -291,6 +291,7 @@ class FitResult:
     left_out_by_reason: dict[str, int]
     weights: dict[str, float]
     explain: list[FitCandidate]
+    server_ms: float = 0.0
 
     @property
     def keys(self) -> list[str]:
@@ -333,6 +334,7 @@ class FitResult:
                 )
                 for c in msg.explain
             ],
+            server_ms=msg.server_ms,
         )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -167,6 +168,7 @@ class FitService:
 
     async def fit(self, req: pb.FitRequest) -> pb.FitResponse:
         """Answer one Fit request."""
+        started = time.perf_counter()
         params = parse(req, self._settings)
         query_vector = None
         semantic = FACTORS.index("semantic_similarity")
@@ -186,6 +188,7 @@ class FitService:
             reply = _reply(params, state, outcome)
         if params.include_content and reply.entries:
             await self._attach_content(params.namespace, reply)
+        reply.server_ms = (time.perf_counter() - started) * 1000.0
         return reply
 
     def _select(

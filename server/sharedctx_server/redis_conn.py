@@ -19,7 +19,7 @@ def connect(url: str, settings: Settings) -> Any:
         "socket_connect_timeout": min(settings.redis_timeout_seconds, 2.0),
         # One quick retry on a broken connection: after a Redis restart, pooled connections are
         # dead; the retry reconnects so the first calls after the restart do not fail.
-        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=1),
+        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=3),
         "retry_on_error": [RedisConnectionError],
         "health_check_interval": 10,
     }
@@ -27,3 +27,11 @@ def connect(url: str, settings: Settings) -> Any:
         url = url.replace("+cluster", "", 1)
         return RedisCluster.from_url(url, **common)
     return Redis.from_url(url, **common)
+
+
+async def ping(redis: Any) -> bool:
+    """PING; on a cluster, every master must answer (a cluster client's own PING asks one node,
+    which would keep the server ready while the masters holding other namespaces are down)."""
+    if isinstance(redis, RedisCluster):
+        return bool(await redis.ping(target_nodes=RedisCluster.PRIMARIES))
+    return bool(await redis.ping())

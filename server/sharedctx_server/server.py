@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,12 +23,15 @@ from .embedding import Embedder, MicroBatcher, ModelSpec, QueryCache
 from .entry_embeddings import EntryEmbeddings
 from .fitting import FitService
 from .interceptors import server_interceptors
+from .metrics import Metrics, MetricsServer, TimedEncoder
 from .nscache import NamespaceCache
+from .observe import ObserveInterceptor
 from .redis_conn import connect
 from .servicer import SharedContextServicer
 from .settings import Settings
 from .store import Store
 from .tokens import TokenCounter
+from .tracing import Tracing
 from .watch import ChangeFeed
 from .writer import EntryWriter
 
@@ -53,6 +57,9 @@ class RunningServer:
     batcher: MicroBatcher | None = None
     embeddings: EntryEmbeddings | None = None
     cache: NamespaceCache | None = None
+    metrics: Metrics | None = None
+    metrics_server: MetricsServer | None = None
+    tracing: Tracing | None = None
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     stopped: bool = False
@@ -68,6 +75,11 @@ class RunningServer:
             await asyncio.wait(self.tasks, timeout=5)
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
+        # After the drain: the last scrape and the last spans include the drained calls.
+        if self.metrics_server is not None:
+            await self.metrics_server.stop()
+        if self.tracing is not None:
+            await asyncio.to_thread(self.tracing.shutdown)
         if self.embeddings is not None:
             await self.embeddings.aclose()
         if self.batcher is not None:
@@ -143,10 +155,16 @@ async def _start_serving(
     embedder: Embedder,
 ) -> RunningServer:
     tokens = tokens or TokenCounter(settings.token_encoding)
-    store = Store(connect(url, settings), settings, embedder.model_id)
+    metrics = Metrics() if settings.metrics_listen else None
+    store = Store(
+        connect(url, settings),
+        settings,
+        embedder.model_id,
+        on_unavailable=metrics.redis_error if metrics is not None else None,
+    )
     writer = EntryWriter(settings, tokens)
     batcher = MicroBatcher(
-        embedder,
+        TimedEncoder(embedder, metrics) if metrics is not None else embedder,
         max_batch=settings.embed_batch,
         max_wait_ms=settings.embed_wait_ms,
         max_queued=settings.embed_queue,
@@ -162,8 +180,12 @@ async def _start_serving(
     queries = QueryCache(batcher, max_entries=settings.query_cache_entries)
     fits = FitService(store, cache, queries, tokens, settings)
     stopping = asyncio.Event()
+    if metrics is not None:
+        metrics.watch_components(cache, queries, batcher)
+    tracing = Tracing.from_env(os.environ)
 
-    interceptors = server_interceptors(settings)
+    # Outermost: request ids, metrics and spans cover calls the others refuse, too.
+    interceptors = [ObserveInterceptor(metrics, tracing), *server_interceptors(settings)]
     credentials = tls.server_credentials(settings)
     server = grpc.aio.server(
         interceptors=interceptors,
@@ -202,8 +224,17 @@ async def _start_serving(
         batcher=batcher,
         embeddings=embeddings,
         cache=cache,
+        metrics=metrics,
+        tracing=tracing,
         stopping=stopping,
     )
+    if settings.metrics_listen:
+        assert metrics is not None
+        try:
+            running.metrics_server = MetricsServer.start(settings.metrics_listen, metrics.registry)
+        except BaseException:
+            await running.stop(0)
+            raise
     running.tasks.append(
         asyncio.create_task(
             _watch_redis(store, health_servicer, settings.health_interval_seconds, running.stopping)

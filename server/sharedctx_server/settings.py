@@ -59,6 +59,10 @@ class Settings:
     sweep_batch: int = 100
     grace_seconds: float = 10.0
     health_interval_seconds: float = 1.0
+    # Prometheus /metrics on its own HTTP port (HOST:PORT); no metrics endpoint when unset.
+    metrics_listen: str | None = None
+    # Log lines as "text" or "json" (one object per line, with the request id); see logs.py.
+    log_format: str = "text"
     redis_timeout_seconds: float = 5.0
     max_concurrent_rpcs: int = 1000
     # Embeddings: the offline default model unless a fastembed model name (or a local folder

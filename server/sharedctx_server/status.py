@@ -95,7 +95,7 @@ def maps_errors(handler: Handler[T]) -> Handler[T]:
         try:
             return await handler(self, request, context)
         except SharedCtxError as exc:
-            await context.abort_with_status(rpc_status.to_status(to_status(exc)))
+            await abort_with_error(context, exc)
         except grpc.aio.AbortError:
             raise
         except Exception:
@@ -120,7 +120,7 @@ def maps_stream_errors(
             async for item in handler(self, request, context):
                 yield item
         except SharedCtxError as exc:
-            await context.abort_with_status(rpc_status.to_status(to_status(exc)))
+            await abort_with_error(context, exc)
         except grpc.aio.AbortError:
             raise
         except Exception:
@@ -131,6 +131,10 @@ def maps_stream_errors(
 
 
 async def abort_with_error(context: grpc.aio.ServicerContext, exc: SharedCtxError) -> NoReturn:
-    """End the call with the status for `exc` (for interceptors, which have no maps_errors)."""
-    await context.abort_with_status(rpc_status.to_status(to_status(exc)))
+    """End the call with the status for `exc` (maps_errors, and interceptors, which have none)."""
+    status = rpc_status.to_status(to_status(exc))
+    # An abort's trailing metadata replaces what was set before (the x-request-id the
+    # observing interceptor set), so send both.
+    kept = tuple(context.trailing_metadata() or ())
+    await context.abort(status.code, status.details, (*kept, *status.trailing_metadata))
     raise AssertionError("unreachable: abort always raises")

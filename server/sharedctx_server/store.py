@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from redis.exceptions import ClusterError, SlotNotCoveredError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from . import keys as K
 from .errors import InvalidArgument, NotFound, StoreUnavailable, VersionConflict
 from .model import EntryMeta, KeysPage, NamespaceStats, NewEntry, Stamp, StoredEntry
+from .redis_conn import ping
 from .scripts import Scripts
 from .settings import Settings
 
@@ -22,14 +24,26 @@ from .settings import Settings
 _KEYS_SCAN_ROUNDS = 8
 # Clear removes entries in chunks of this many keys per atomic step.
 _CLEAR_CHUNK = 500
+# Failures that pass: the connection-level ones, and a Redis Cluster's own (CLUSTERDOWN and
+# MASTERDOWN while a master is lost, TRYAGAIN during a slot migration, slots the client cannot
+# place, redirections exhausted). Cross-slot errors (the server's or the client library's own
+# RedisClusterException) are bugs, not outages: not listed.
+_UNAVAILABLE = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    OSError,
+    ClusterError,
+    TryAgainError,
+    SlotNotCoveredError,
+)
 
 
 @asynccontextmanager
 async def redis_errors() -> AsyncIterator[None]:
-    """Turn connection-level Redis failures into StoreUnavailable."""
+    """Turn Redis failures that pass (connection lost, cluster down) into StoreUnavailable."""
     try:
         yield
-    except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+    except _UNAVAILABLE as exc:
         raise StoreUnavailable(f"Redis is unavailable: {exc}") from exc
 
 
@@ -37,12 +51,30 @@ class Store:
     """Entries of many namespaces in one Redis (or Redis Cluster)."""
 
     def __init__(
-        self, redis: Any, settings: Settings, model_id: str, scripts: Scripts | None = None
+        self,
+        redis: Any,
+        settings: Settings,
+        model_id: str,
+        scripts: Scripts | None = None,
+        on_unavailable: Callable[[str], None] | None = None,
     ) -> None:
         self._redis = redis
         self._settings = settings
         self._model_id = model_id
         self._scripts = scripts or Scripts.load()
+        # Told the operation's name each time Redis fails one (the Redis-errors metric).
+        self._on_unavailable = on_unavailable
+
+    @asynccontextmanager
+    async def _errors(self, operation: str) -> AsyncIterator[None]:
+        """redis_errors(), reporting `operation` to on_unavailable when it fails."""
+        try:
+            async with redis_errors():
+                yield
+        except StoreUnavailable:
+            if self._on_unavailable is not None:
+                self._on_unavailable(operation)
+            raise
 
     def _ns(self, namespace: str) -> K.NamespaceKeys:
         return K.namespace(namespace, self._model_id)
@@ -53,10 +85,10 @@ class Store:
         return self._redis
 
     async def ping(self) -> bool:
-        """True when Redis answers."""
+        """True when Redis answers (on a Redis Cluster: every master)."""
         try:
-            async with redis_errors():
-                return bool(await self._redis.ping())
+            async with self._errors("ping"):
+                return await ping(self._redis)
         except StoreUnavailable:
             return False
 
@@ -90,7 +122,7 @@ class Store:
                 e.meta.content_hash or "-",
                 vector or "",
             ]
-        async with redis_errors():
+        async with self._errors("put_many"):
             reply = await self._scripts.put_many(self._redis, keys, args)
         status = _text(reply[0])
         if status == "conflict":
@@ -107,7 +139,7 @@ class Store:
             return []
         redis_keys = [K.entry(namespace, k) for k in keys]
         flags = [full] * len(keys) if isinstance(full, bool) else list(full)
-        async with redis_errors():
+        async with self._errors("get_many"):
             rows = await self._scripts.get_many(
                 self._redis, redis_keys, ["1" if f else "0" for f in flags]
             )
@@ -131,7 +163,7 @@ class Store:
         start = b"(" + after.encode() if after is not None else b"[" + prefix.encode()
         # No valid UTF-8 string contains byte 0xff, so prefix + 0xff bounds every key with prefix.
         stop = b"[" + prefix.encode() + b"\xff" if prefix else b"+"
-        async with redis_errors():
+        async with self._errors("keys"):
             reply = await self._scripts.keys_page(
                 self._redis, [ns.idx, ns.exp], [start, stop, page_size, _KEYS_SCAN_ROUNDS]
             )
@@ -147,7 +179,7 @@ class Store:
             key,
             "" if if_version is None else if_version,
         ]
-        async with redis_errors():
+        async with self._errors("delete"):
             reply = await self._scripts.delete(
                 self._redis, ns.as_list() + [K.entry(namespace, key)], args
             )
@@ -159,7 +191,7 @@ class Store:
         """Totals over live entries (expired ones are swept first so they do not count)."""
         ns = self._ns(namespace)
         limit = max(self._settings.sweep_batch, 1000)
-        async with redis_errors():
+        async with self._errors("stats"):
             while (
                 int(
                     await self._scripts.sweep(
@@ -182,7 +214,7 @@ class Store:
         """Remove every entry of the namespace, chunk by atomic chunk; returns how many lived."""
         ns = self._ns(namespace)
         removed = 0
-        async with redis_errors():
+        async with self._errors("clear"):
             # Bounded: writers racing with Clear cannot keep it looping forever.
             rounds = int(await self._redis.hlen(ns.sizes)) // _CLEAR_CHUNK + 2
             for _ in range(rounds):
@@ -203,7 +235,7 @@ class Store:
         """For each content hash, True when no vector of the current model is stored."""
         if not hashes:
             return []
-        async with redis_errors():
+        async with self._errors("missing_embeddings"):
             flags = await self._scripts.emb_missing(
                 self._redis, [self._ns(namespace).emb], list(hashes)
             )
@@ -213,7 +245,7 @@ class Store:
         """Stored vectors (float32 bytes) of the current model, None where missing."""
         if not hashes:
             return []
-        async with redis_errors():
+        async with self._errors("embeddings"):
             return list(await self._redis.hmget(self._ns(namespace).emb, list(hashes)))
 
     async def set_embeddings(self, namespace: str, items: Sequence[tuple[str, bytes, str]]) -> int:
@@ -223,20 +255,20 @@ class Store:
         args: list[Any] = [self._settings.change_log_max]
         for h, vector, key in items:
             args += [h, vector, key]
-        async with redis_errors():
+        async with self._errors("set_embeddings"):
             return int(
                 await self._scripts.set_embeddings(self._redis, self._ns(namespace).as_list(), args)
             )
 
     async def all_keys(self, namespace: str) -> list[str]:
         """Every indexed key (expired ones included until swept; callers filter by expiry)."""
-        async with redis_errors():
+        async with self._errors("all_keys"):
             raw = await self._redis.zrange(self._ns(namespace).idx, 0, -1)
         return [_text(k) for k in raw]
 
     async def log_position(self, namespace: str) -> tuple[str, int]:
         """The newest change-log record's id and namespace version (('0', 0) when empty)."""
-        async with redis_errors():
+        async with self._errors("log_position"):
             last = await self._redis.xrevrange(self._ns(namespace).log, count=1)
         if not last:
             return "0", 0
@@ -245,7 +277,7 @@ class Store:
 
     async def changes(self, namespace: str, after: str, count: int) -> tuple[int, list[Change]]:
         """Redis's clock (ms) and up to `count` change records after stream id `after`."""
-        async with redis_errors():
+        async with self._errors("changes"):
             now, records = await self._scripts.changes(
                 self._redis, [self._ns(namespace).log], [after, count]
             )
@@ -256,7 +288,7 @@ class Store:
     ) -> list[Change]:
         """Wait up to `block_ms` for change records after `after` (XREAD BLOCK)."""
         log_key = self._ns(namespace).log
-        async with redis_errors():
+        async with self._errors("read_changes"):
             reply = await self._redis.xread({log_key: after}, count=count, block=block_ms)
         if not reply:
             return []
@@ -264,7 +296,7 @@ class Store:
 
     async def first_change(self, namespace: str) -> Change | None:
         """The oldest record the (capped) change log still holds."""
-        async with redis_errors():
+        async with self._errors("first_change"):
             first = await self._redis.xrange(self._ns(namespace).log, count=1)
         return Change.from_record(first[0]) if first else None
 

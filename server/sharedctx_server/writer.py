@@ -10,10 +10,11 @@ from sharedctx.v1 import sharedctx_pb2 as pb
 
 from . import validation as V
 from .convert import caller_meta, event_ms_from_proto, ttl_ms
+from .compress import compress, looks_binary
 from .embedding.codec import content_hash
 from .errors import InvalidArgument, LimitExceeded
 from .fit.factors import error_indicator, forward_references
-from .model import NewEntry
+from .model import Kind, NewEntry
 from .settings import Settings
 from .tokens import TokenCounter
 
@@ -42,6 +43,12 @@ class EntryWriter:
                 raise InvalidArgument(field, f"{key!r} appears twice in one PutMany")
             seen.add(key)
             size = V.check_content(req.content, limits)
+            if looks_binary(req.content):
+                raise InvalidArgument(
+                    "content" if len(requests) == 1 else f"entries[{i}].content",
+                    "looks binary (NUL bytes or mostly control characters); store text, "
+                    "e.g. base64-encode binary data",
+                )
             compressed = req.compressed if req.HasField("compressed") else None
             comp_size = (
                 0 if compressed is None else V.check_content(compressed, limits, "compressed")
@@ -84,8 +91,28 @@ class EntryWriter:
         return [self._derive(e) for e in entries]
 
     def _derive(self, entry: NewEntry) -> NewEntry:
-        original = self._tokens.count(entry.content)
-        compressed = original if entry.compressed is None else self._tokens.count(entry.compressed)
+        if entry.compressed is None:
+            # The server's own compressed form; a caller-supplied one always wins.
+            result = compress(
+                entry.content,
+                count_tokens=self._tokens.count,
+                kind=None if entry.meta.kind == Kind.UNSPECIFIED else entry.meta.kind.name.lower(),
+                tool_name=entry.meta.tool_name or None,
+            )
+            original, compressed = result.original_tokens, result.compressed_tokens
+            if result.compressor != "none":
+                entry = replace(
+                    entry,
+                    compressed=result.text,
+                    meta=replace(
+                        entry.meta,
+                        compressor=result.compressor,
+                        compressed_bytes=len(result.text.encode("utf-8")),
+                    ),
+                )
+        else:
+            original = self._tokens.count(entry.content)
+            compressed = self._tokens.count(entry.compressed)
         refs = forward_references(entry.content)
         meta = replace(
             entry.meta,

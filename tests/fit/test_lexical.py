@@ -43,11 +43,17 @@ def test_terms_split_identifiers_and_drop_function_words() -> None:
         "connection",
         "prod",
         "db",
-        "timed",
+        "tim",
         "out",
     ]
     assert lexical_terms("東京の天気") == ["東", "京", "の", "天", "気"]
     assert lexical_terms("İstanbul ÉCOLE") == ["i̇stanbul", "école"]
+
+
+def test_inflections_meet_but_identifiers_stay() -> None:
+    assert lexical_terms("failed fails failing fail") == ["fail"] * 4
+    assert lexical_terms("stories carried class status") == ["story", "carry", "class", "statu"]
+    assert lexical_terms("http500 v2.3 is") == ["http500", "v2"]
 
 
 def test_bm25_matches_the_formula() -> None:

@@ -103,7 +103,8 @@ def test_semantic_factor_ranks_by_cosine_and_skips_unembedded_rows() -> None:
     s = score_candidates(
         c, now=NOW, query_embedding=[2.0, 0.0], options=only("semantic_similarity")
     )
-    assert s.scores.tolist() == pytest.approx([1.0, 60 / 61, 60 / 62, 0.0])
+    k = ScoringOptions().rank_constant
+    assert s.scores.tolist() == pytest.approx([1.0, k / (k + 1), k / (k + 2), 0.0])
 
 
 def test_rank_normalisation_lifts_a_narrow_cosine_band_to_the_full_scale() -> None:
@@ -122,7 +123,8 @@ def test_lexical_factor_gives_nothing_to_candidates_without_a_match() -> None:
     c = candidates(4)
     lexical = np.array([0.0, 3.0, 1.0, 0.0])
     s = score_candidates(c, now=NOW, lexical=lexical, options=only("lexical_relevance"))
-    assert s.scores.tolist() == pytest.approx([0.0, 1.0, 60 / 61, 0.0])
+    k = ScoringOptions().rank_constant
+    assert s.scores.tolist() == pytest.approx([0.0, 1.0, k / (k + 1), 0.0])
     minmax = replace(only("lexical_relevance"), similarity_norm=SimilarityNorm.MINMAX)
     s = score_candidates(c, now=NOW, lexical=lexical, options=minmax)
     assert s.scores.tolist() == pytest.approx([0.0, 1.0, 1 / 3, 0.0])

@@ -12,7 +12,12 @@ from sharedctx_server.auth import Authenticator, Grant, TokenTable
 from sharedctx_server.errors import ConfigError, PermissionDenied
 from sharedctx_server.settings import Settings
 
-GOOD = {"token": "t" * 20, "principal": "a", "namespaces": ["team-a/"], "permissions": ["read"]}
+GOOD: dict[str, Any] = {
+    "token": "t" * 20,
+    "principal": "a",
+    "namespaces": ["team-a/"],
+    "permissions": ["read"],
+}
 
 
 def write(tmp_path: Path, data: Any) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -31,21 +32,37 @@ async def _keys(c: AsyncClient, ns: str) -> list[str]:
     return [k async for k in c.keys(ns)]
 
 
+async def _reembed(c: AsyncClient, ns: str) -> list[Any]:
+    return [step async for step in c.reembed(ns)]
+
+
+async def _first_change(c: AsyncClient, ns: str) -> Any:
+    async for change in c.watch(ns):
+        return change
+
+
 # Every SharedContext RPC, by the permission it needs.
 READS: dict[str, Call] = {
     "Get": lambda c, ns: c.get(ns, "k"),
     "GetMany": lambda c, ns: c.get_many(ns, ["k"]),
     "Keys": _keys,
     "Stats": lambda c, ns: c.stats(ns),
+    "Fit": lambda c, ns: c.fit(ns, "what failed in the build?", 500),
 }
 WRITES: dict[str, Call] = {
     "Put": lambda c, ns: c.put(ns, "k", "text"),
     "PutMany": lambda c, ns: c.put_many(ns, [{"key": "k", "content": "text"}]),
     "Delete": lambda c, ns: c.delete(ns, "k"),
 }
-ADMINS: dict[str, Call] = {"Clear": lambda c, ns: c.clear(ns)}
-ALL = {**READS, **WRITES, **ADMINS}
-NEEDS = {**dict.fromkeys(READS, "read"), **dict.fromkeys(WRITES, "write"), "Clear": "admin"}
+ADMINS: dict[str, Call] = {"Clear": lambda c, ns: c.clear(ns), "Reembed": _reembed}
+# Watch streams until cancelled; denied calls fail on the first read.
+ALL = {**READS, **WRITES, **ADMINS, "Watch": _first_change}
+NEEDS = {
+    **dict.fromkeys(READS, "read"),
+    **dict.fromkeys(WRITES, "write"),
+    **dict.fromkeys(ADMINS, "admin"),
+    "Watch": "read",
+}
 
 
 async def test_a_call_without_a_token_is_unauthenticated_and_says_what_to_send(
@@ -178,3 +195,19 @@ async def test_odd_authorization_values_get_a_clean_unauthenticated(
             )
     assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED
     assert "Traceback" not in (info.value.details() or "")
+
+
+async def test_a_reader_watches_and_fits_its_own_namespace(client_for: ClientFor) -> None:
+    async with client_for(READER) as auditor, client_for(WRITER) as agent:
+        await agent.put(NS, "build-log", "step 3 failed: the cache key changed")
+        fitted = await auditor.fit(NS, "why did the build fail?", 500, include_content=True)
+        assert [e.key for e in fitted.entries] == ["build-log"]
+        watching = asyncio.create_task(_first_change(auditor, NS))
+        # Bounded: keep writing until the watcher (which starts from "now") has seen a change.
+        for i in range(100):
+            await agent.put(NS, f"k{i}", "a change to see")
+            done, _ = await asyncio.wait({watching}, timeout=0.1)
+            if done:
+                break
+        change = await asyncio.wait_for(watching, 10)
+        assert change.key.startswith("k")

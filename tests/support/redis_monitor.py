@@ -11,8 +11,9 @@ import redis
 
 
 @contextmanager
-def client_commands(url: str) -> Iterator[list[str]]:
-    """Collect the names of commands clients send while the block runs (PINGs left out)."""
+def client_commands(url: str, mentioning: str = "") -> Iterator[list[str]]:
+    """Collect the names of commands clients send while the block runs (PINGs left out);
+    with `mentioning`, only commands whose arguments contain that text (e.g. a hash tag)."""
     seen: list[str] = []
     conn = redis.Redis.from_url(url)
     ready = threading.Event()
@@ -27,6 +28,8 @@ def client_commands(url: str) -> Iterator[list[str]]:
                 if event.get("client_type") == "lua":
                     continue
                 name = event["command"].split(" ", 1)[0].lower()
+                if mentioning and mentioning not in event["command"]:
+                    continue
                 if name not in ("ping", "echo"):
                     seen.append(name)
 

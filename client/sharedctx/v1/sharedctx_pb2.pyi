@@ -406,7 +406,7 @@ class FitCandidate(_message.Message):
     def __init__(self, key: _Optional[str] = ..., score: _Optional[float] = ..., reason: _Optional[str] = ..., factors: _Optional[_Mapping[str, float]] = ..., neighbour_gain: _Optional[float] = ..., embedded: _Optional[bool] = ..., original_tokens: _Optional[int] = ..., compressed_tokens: _Optional[int] = ...) -> None: ...
 
 class FitResponse(_message.Message):
-    __slots__ = ("entries", "total_tokens", "candidates", "left_out", "explain", "left_out_by_reason", "weights")
+    __slots__ = ("entries", "total_tokens", "candidates", "left_out", "explain", "left_out_by_reason", "weights", "server_ms")
     class LeftOutByReasonEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -428,6 +428,7 @@ class FitResponse(_message.Message):
     EXPLAIN_FIELD_NUMBER: _ClassVar[int]
     LEFT_OUT_BY_REASON_FIELD_NUMBER: _ClassVar[int]
     WEIGHTS_FIELD_NUMBER: _ClassVar[int]
+    SERVER_MS_FIELD_NUMBER: _ClassVar[int]
     entries: _containers.RepeatedCompositeFieldContainer[FitEntry]
     total_tokens: int
     candidates: int
@@ -435,7 +436,8 @@ class FitResponse(_message.Message):
     explain: _containers.RepeatedCompositeFieldContainer[FitCandidate]
     left_out_by_reason: _containers.ScalarMap[str, int]
     weights: _containers.ScalarMap[str, float]
-    def __init__(self, entries: _Optional[_Iterable[_Union[FitEntry, _Mapping]]] = ..., total_tokens: _Optional[int] = ..., candidates: _Optional[int] = ..., left_out: _Optional[int] = ..., explain: _Optional[_Iterable[_Union[FitCandidate, _Mapping]]] = ..., left_out_by_reason: _Optional[_Mapping[str, int]] = ..., weights: _Optional[_Mapping[str, float]] = ...) -> None: ...
+    server_ms: float
+    def __init__(self, entries: _Optional[_Iterable[_Union[FitEntry, _Mapping]]] = ..., total_tokens: _Optional[int] = ..., candidates: _Optional[int] = ..., left_out: _Optional[int] = ..., explain: _Optional[_Iterable[_Union[FitCandidate, _Mapping]]] = ..., left_out_by_reason: _Optional[_Mapping[str, int]] = ..., weights: _Optional[_Mapping[str, float]] = ..., server_ms: _Optional[float] = ...) -> None: ...
 
 class WatchRequest(_message.Message):
     __slots__ = ("namespace", "resume_token")

@@ -93,10 +93,11 @@ class ScoringOptions:
     weights: tuple[float, ...] = field(default_factory=_default_weights)
     recency_decay_rate: float = 1e-4  # per second, in exp(-Δt · rate)
     similarity_norm: SimilarityNorm = SimilarityNorm.RANK
-    rank_constant: float = 60.0  # k in k / (k + rank)
+    # k in k / (k + rank): a small k keeps the top matches well apart (tuned on LoCoMo).
+    rank_constant: float = 5.0
     expand_neighbours: bool = True
-    neighbour_share: float = 0.5  # share of a strong neighbour's score an entry gains
-    neighbour_sources: int = 64  # how many of the top entries pass score to their neighbours
+    neighbour_share: float = 0.3  # share of a strong neighbour's score an entry gains
+    neighbour_sources: int = 16  # how many of the top entries pass score to their neighbours
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(FACTORS):

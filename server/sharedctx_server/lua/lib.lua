@@ -17,9 +17,10 @@ local function drop_sizes(key)
   if not old then return false end
   local o, c, b, h = string.match(old, '(%d+) (%d+) (%d+) (%S+)')
   redis.call('HINCRBY', KEYS[4], 'entries', -1)
-  redis.call('HINCRBY', KEYS[4], 'orig_tokens', -tonumber(o))
-  redis.call('HINCRBY', KEYS[4], 'comp_tokens', -tonumber(c))
-  redis.call('HINCRBY', KEYS[4], 'bytes', -tonumber(b))
+  -- `0 - n`, not `-n`: Lua's -0 reaches Redis 7.0 as "-0", which HINCRBY refuses.
+  redis.call('HINCRBY', KEYS[4], 'orig_tokens', 0 - tonumber(o))
+  redis.call('HINCRBY', KEYS[4], 'comp_tokens', 0 - tonumber(c))
+  redis.call('HINCRBY', KEYS[4], 'bytes', 0 - tonumber(b))
   redis.call('HDEL', KEYS[3], key)
   if redis.call('HINCRBY', KEYS[7], h, -1) <= 0 then
     -- No live entry embeds this text any more: its vector goes too.

@@ -1,0 +1,167 @@
+"""JSON: keep the sizer's number of items of each large array (or object), by distinctness.
+
+Kept items are copied from the source text with the whitespace around them, so the document
+keeps its layout and every line of a kept item is unchanged. Where items were left out:
+
+- in an array, one string element per left-out run, in its place:
+  `"… 137 of 150 items omitted; Get with full=true for all"`;
+- in an object, one member `"_omitted": "… 12 of 40 keys omitted; Get with full=true for all"`
+  where the first left-out member was (an object that already has an `_omitted` key is left
+  whole, so the marker can never collide with data).
+
+The first and last items and every item carrying an error line are always kept; the rest are
+the most distinct by SimHash. Items are judged (sized and compared) with their numbers, ids and
+times masked, as log lines are: records that differ only there carry little new information.
+Long string values anywhere are shortened (see json_strings).
+"""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_left
+from collections.abc import Callable
+
+from sharedctx_server.fit import SizerProfile, compute_optimal_k
+
+from .config import CompressConfig
+from .error_lines import carries_error, line_has_error
+from .json_scan import Node, scan_json
+from .json_strings import shorten_string
+from .markers import OMITTED_KEY, json_items_marker, json_keys_marker
+from .masking import mask_line
+from .select import fingerprints, pick_distinct
+
+__all__ = ["compress_json", "looks_like_json"]
+
+_CLOSER = {"[": "]", "{": "}"}
+
+
+def looks_like_json(text: str) -> bool:
+    """Whether `text` is one JSON array or object (control characters in strings allowed)."""
+    stripped = text.strip()
+    if len(stripped) < 2 or _CLOSER.get(stripped[0]) != stripped[-1]:
+        return False
+    try:
+        json.loads(stripped, strict=False)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+class _Renderer:
+    def __init__(
+        self,
+        text: str,
+        long_strings: list[tuple[int, int]],
+        profile: SizerProfile,
+        config: CompressConfig,
+        is_error: Callable[[str], bool],
+    ) -> None:
+        self.text = text
+        self.is_error = is_error
+        self.long_strings = long_strings
+        self.long_starts = [s for s, _ in long_strings]
+        self.profile = profile
+        self.config = config
+        # In a one-line document every item shares the one line, so the unit kept unchanged
+        # is the item; in a multi-line one a line holding a whole array must stay intact.
+        self.multiline = "\n" in text.strip()
+
+    def slice(self, start: int, end: int) -> str:
+        """Source text of [start, end) with its long strings shortened."""
+        i = bisect_left(self.long_starts, start)
+        if i == len(self.long_starts) or self.long_starts[i] >= end:
+            return self.text[start:end]
+        parts: list[str] = []
+        pos = start
+        while i < len(self.long_strings) and self.long_strings[i][0] < end:
+            s, e = self.long_strings[i]
+            parts.append(self.text[pos:s])
+            parts.append(
+                shorten_string(self.text[s:e], self.config.json_string_keep_chars, self.is_error)
+            )
+            pos = e
+            i += 1
+        parts.append(self.text[pos:end])
+        return "".join(parts)
+
+    def render(self, node: Node) -> str:
+        """The compressed source text of `node`."""
+        if node.kind == "value" or node.depth > self.config.json_max_depth or not node.values:
+            return self.slice(node.start, node.end)
+        is_object = node.kind == "object"
+        starts = [k[0] for k in node.keys] if is_object else [v.start for v in node.values]
+        items = [
+            self.text[s : v.start] + self.render(v) if is_object else self.render(v)
+            for s, v in zip(starts, node.values, strict=True)
+        ]
+        kept = self.choose(node, starts, items)
+        out = [self.text[node.start : starts[0]], items[0]]
+        marked = False
+        for i in range(1, len(items)):
+            if i in kept:
+                out += [self.text[node.values[i - 1].end : starts[i]], items[i]]
+            elif i - 1 in kept and not (is_object and marked):
+                out += [self.text[node.values[i - 1].end : starts[i]], self.marker(node, i, kept)]
+                marked = True
+        out.append(self.text[node.values[-1].end : node.end])
+        return "".join(out)
+
+    def marker(self, node: Node, first: int, kept: set[int]) -> str:
+        """The placeholder for the left-out items from index `first` on."""
+        total = len(node.values)
+        if node.kind == "object":
+            colon = self.text[node.keys[first][1] : node.values[first].start]
+            note = json_keys_marker(total - len(kept), total)
+            return json.dumps(OMITTED_KEY) + colon + json.dumps(note, ensure_ascii=False)
+        run = first
+        while run < total and run not in kept:
+            run += 1
+        return json.dumps(json_items_marker(run - first, total), ensure_ascii=False)
+
+    def choose(self, node: Node, starts: list[int], items: list[str]) -> set[int]:
+        """Indices of the items to keep (all of them when sizing would not drop any)."""
+        n = len(items)
+        everything = set(range(n))
+        is_object = node.kind == "object"
+        if n < (self.config.json_min_members if is_object else self.config.json_min_items):
+            return everything
+        if is_object and any(self.text[s:e] == json.dumps(OMITTED_KEY) for s, e in node.keys):
+            return everything
+        if self.multiline and self.text.find("\n", node.start, node.end) < 0:
+            line_start = self.text.rfind("\n", 0, node.start) + 1
+            line_end = self.text.find("\n", node.end)
+            line = self.text[line_start : line_end if line_end >= 0 else len(self.text)]
+            if carries_error(line, escaped_newlines=True, is_error=self.is_error):
+                return everything
+        # Judged like log lines: records that differ only in ids, numbers and times are alike.
+        shapes = [mask_line(item) for item in items]
+        k = compute_optimal_k(shapes, self.profile.bias, self.profile.min_k)
+        if k >= n:
+            return everything
+        required = {0, n - 1}
+        required.update(
+            i
+            for i, (s, v) in enumerate(zip(starts, node.values, strict=True))
+            if carries_error(self.text[s : v.end], escaped_newlines=True, is_error=self.is_error)
+        )
+        kept = set(pick_distinct(fingerprints(shapes), k, required))
+        # Tiny items (a list of short names) can cost less than the markers standing for them.
+        dropped = sum(len(items[i]) for i in range(n) if i not in kept)
+        runs = sum(1 for i in range(1, n) if i not in kept and i - 1 in kept)
+        if dropped <= runs * len(json_items_marker(n, n)):
+            return everything
+        return kept
+
+
+def compress_json(
+    text: str,
+    profile: SizerProfile,
+    config: CompressConfig,
+    is_error: Callable[[str], bool] = line_has_error,
+) -> str:
+    """`text` (a JSON array or object) with large containers sized and long strings shortened."""
+    scan = scan_json(text, config.json_max_depth, config.json_long_string_chars)
+    renderer = _Renderer(text, scan.long_strings, profile, config, is_error)
+    root = scan.root
+    return text[: root.start] + renderer.render(root) + text[root.end :]

@@ -1,0 +1,38 @@
+"""Whitespace normalisation, shared by every line compressor so their outputs are fixpoints."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["collapse_ws", "normalise_lines"]
+
+_INNER_RUN = re.compile(r"[ \t]{2,}")
+# Indentation, including pytest's one-character gutter ("E       assert", ">       call()"),
+# whose spaces line the source up with the ^^^ markers below it.
+_LEADING = re.compile(r"[ \t]*(?:[>E][ \t]+)?")
+
+
+def normalise_lines(lines: list[str]) -> list[str]:
+    """Strip trailing blanks, collapse inner space/tab runs, keep at most one blank line in a row.
+
+    Leading indentation is kept: it carries structure in code, tracebacks and YAML.
+    """
+    out: list[str] = []
+    previous_blank = False
+    for line in lines:
+        line = line.rstrip(" \t\r\f\v")
+        if not line:
+            if not previous_blank:
+                out.append("")
+            previous_blank = True
+            continue
+        previous_blank = False
+        indent = _LEADING.match(line)
+        cut = indent.end() if indent else 0
+        out.append(line[:cut] + _INNER_RUN.sub(" ", line[cut:]))
+    return out
+
+
+def collapse_ws(line: str) -> str:
+    """A line with every whitespace run made one space and the ends stripped (for comparisons)."""
+    return " ".join(line.split())

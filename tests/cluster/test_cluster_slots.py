@@ -1,0 +1,72 @@
+"""On a Redis Cluster each namespace lives on one slot, and namespaces spread over the masters."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from redis.asyncio import RedisCluster
+from sharedctx import AsyncClient, PutItem
+from sharedctx_server.server import RunningServer
+
+from ..support.redis_cluster import LocalCluster
+
+
+def _namespaces_on_two_masters(cluster: LocalCluster) -> tuple[str, str]:
+    """Two namespace names whose hash tags fall on slots held by different masters."""
+    first = "team-a/slots-0"
+    for i in range(1, 100):
+        other = f"team-b/slots-{i}"
+        if cluster.owner_of(f"{{{other}}}") != cluster.owner_of(f"{{{first}}}"):
+            return first, other
+    raise AssertionError("no namespace found on another master")
+
+
+async def _write_every_kind_of_key(client: AsyncClient, namespace: str) -> None:
+    # Entries (hash per entry), a TTL (exp index), embeddings (emb, embref), stats, meta and
+    # the change log: every key type the store has.
+    await client.put_many(
+        namespace,
+        [
+            PutItem(key="a", content="the build failed on redis timeouts"),
+            PutItem(key="b", content="short lived note", ttl_seconds=3600),
+            PutItem(key="c", content="embedded later", embed="async"),
+        ],
+    )
+    await client.fit(namespace, "why did the build fail", 500)
+    await client.stats(namespace)
+    await client.delete(namespace, "a")
+
+
+async def test_every_key_of_a_namespace_is_on_one_slot_and_namespaces_spread(
+    redis_cluster: LocalCluster, server: RunningServer, client: AsyncClient
+) -> None:
+    assert isinstance(server.store.redis, RedisCluster)
+    first, second = _namespaces_on_two_masters(redis_cluster)
+    for namespace in (first, second):
+        await _write_every_kind_of_key(client, namespace)
+    assert server.embeddings is not None
+    await server.embeddings.idle()
+
+    slots: dict[str, set[int]] = defaultdict(set)
+    nodes: dict[str, set[int]] = defaultdict(set)
+    kinds: dict[str, set[str]] = defaultdict(set)
+    for node in redis_cluster.node_clients():
+        try:
+            port = int(node.connection_pool.connection_kwargs["port"])
+            for raw in node.scan_iter(match="*", count=1000):
+                key = raw.decode()
+                namespace = key.split("{", 1)[1].split("}", 1)[0]
+                slots[namespace].add(int(node.cluster("keyslot", key)))
+                nodes[namespace].add(port)
+                kinds[namespace].add(key.split("}:", 1)[1].split(":", 1)[0])
+        finally:
+            node.close()
+
+    assert set(slots) == {first, second}, "every key carries its namespace's hash tag"
+    for namespace in (first, second):
+        assert len(slots[namespace]) == 1, (namespace, slots[namespace])
+        assert len(nodes[namespace]) == 1
+        assert kinds[namespace] == {
+            "e", "idx", "exp", "sizes", "stats", "meta", "log", "embref", "emb"
+        }  # fmt: skip
+    assert nodes[first] != nodes[second]

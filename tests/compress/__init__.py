@@ -1,0 +1,1 @@
+"""Tests of the content-aware compressors (sharedctx_server.compress)."""

@@ -1,0 +1,194 @@
+"""Detection, the error-line predicate, binary content, describe() and the settings object."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sharedctx_server.compress import (
+    COMPRESSORS,
+    CompressConfig,
+    Compressed,
+    compress,
+    describe,
+    detect,
+    has_marker,
+    line_has_error,
+    line_has_warning,
+    looks_binary,
+)
+from sharedctx_server.compress.config import tool_key
+from sharedctx_server.tokens import TokenCounter
+
+PROSE = " ".join(
+    f"Sentence number {i} explains the design of the store in plain words for readers."
+    for i in range(80)
+)
+LOG = "\n".join(f"2025-01-02 10:00:{i % 60:02d} INFO worker: handled job {i}" for i in range(50))
+CODE = "\n".join(
+    ["import os", "", "class Store:", "    def get(self, key):", "        return self.data[key]"]
+    * 8
+)
+
+
+@pytest.mark.parametrize(
+    ("content", "kind", "tool", "expected"),
+    [
+        (json.dumps([{"id": i} for i in range(20)]), None, None, "json"),
+        (json.dumps({"a": [1, 2]}), "message", None, "json"),
+        (LOG, None, None, "log"),
+        (LOG, "log", None, "log"),
+        ("\n".join(f"file_{i}.txt" for i in range(30)), None, "ls", "log"),
+        ("\n".join(f"file_{i}.txt" for i in range(30)), "note", None, "text"),
+        (PROSE, None, None, "text"),
+        ("\n\n".join([PROSE[:400]] * 12), "tool_output", None, "text"),
+        (CODE, None, None, "text"),
+        ("short", None, None, "text"),
+    ],
+)
+def test_detect(content: str, kind: str | None, tool: str | None, expected: str) -> None:
+    assert detect(content, kind=kind, tool_name=tool) == expected
+
+
+def test_detect_a_trace_inside_a_long_log_as_log() -> None:
+    trace = "Traceback (most recent call last):\n" + '  File "a.py", line 1, in f\n    g()\n' * 5
+    assert detect(trace + "ValueError: x") == "stacktrace"
+    assert detect(LOG + "\n" + LOG + "\n" + trace + "ValueError: x\n" + LOG) == "log"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ERROR: could not connect",
+        "2025-01-02 10:00:00 ERROR db: deadlock detected",
+        "ValueError: invalid literal for int()",
+        "java.lang.IllegalStateException: closed",
+        "Caused by: java.io.IOException: broken pipe",
+        "E       assert 3 == 4",
+        "E       +  where 3 = add(1, 2)",
+        "AssertionError [ERR_ASSERTION]: values differ",
+        "Assertion `n < 3' failed.",
+        "FAILED tests/test_x.py::test_y - KeyError: 'id'",
+        "3 failed, 10 passed in 1.2s",
+        "panic: runtime error: index out of range",
+        "thread 'main' panicked at src/main.rs:4:5:",
+        "Segmentation fault (core dumped)",
+        "error[E0308]: mismatched types",
+        "Traceback (most recent call last):",
+        "the request timed out after 30 s",
+    ],
+)
+def test_error_lines(line: str) -> None:
+    assert line_has_error(line)
+    assert line_has_error("   " + line.replace(" ", "    "))  # judged with whitespace collapsed
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "INFO: all good",
+        "no errors found",
+        "0 failed, 12 passed",
+        "errors: 0",
+        '  File "/srv/app/errors.py", line 12, in handle_error',
+        "    at com.example.ErrorHandler.handle(ErrorHandler.java:42)",
+        "    at handleError (/srv/app/errors.js:10:5)",
+        "\t/srv/app/errors.go:12 +0x1d",
+        "Every test passed.",
+    ],
+)
+def test_not_error_lines(line: str) -> None:
+    assert not line_has_error(line)
+
+
+def test_warning_lines() -> None:
+    assert line_has_warning("2025-01-02 WARNING disk 91% full")
+    assert line_has_warning("DeprecationWarning: use load() instead")
+    assert not line_has_warning("build finished with 0 warnings")
+    assert not line_has_warning("all good")
+
+
+def test_binary_looking_content() -> None:
+    assert looks_binary("PNG\x00\x01\x02")
+    assert looks_binary("\x01\x02\x03\x04abc\x05\x06")
+    assert not looks_binary("plain text\twith tabs\r\nand CRLF\n")
+    assert not looks_binary("")
+    assert not looks_binary("ansi colour \x1b[31mred\x1b[0m in a long enough line of output")
+
+
+def test_binary_looking_content_is_left_alone(token_counter: TokenCounter) -> None:
+    blob = "\x00\x01" * 600
+    assert compress(blob, count_tokens=token_counter.count).compressor == "none"
+
+
+def test_short_prose_is_untouched_and_long_prose_only_loses_whitespace(
+    token_counter: TokenCounter,
+) -> None:
+    short = "A  note   with   odd spacing.\n\n\n\nStill short, but over the minimum. " * 12
+    assert compress(short, count_tokens=token_counter.count).text == short
+    long = ("A   paragraph   with    extra   spaces   and   tabs\t\there.   \n\n\n\n" * 80) + PROSE
+    result = compress(long, count_tokens=token_counter.count, kind="document")
+    assert result.compressor == "text"
+    assert result.text.split() == long.split()
+    assert "\n\n\n" not in result.text and "  " not in result.text
+
+
+def test_content_carrying_a_marker_is_a_compressed_form(token_counter: TokenCounter) -> None:
+    text = LOG + "\n[... 12 lines omitted]\n" + LOG
+    assert has_marker(text)
+    assert compress(text, count_tokens=token_counter.count).compressor == "none"
+
+
+def test_describe() -> None:
+    saved = Compressed("x", "log", 12_345, 2_345)
+    assert describe(saved) == "log: 12,345 -> 2,345 tokens (81% saved)"
+    assert saved.token_density == pytest.approx(12_345 / 2_345)
+    same = Compressed("x", "none", 42, 42)
+    assert describe(same) == "none: 42 tokens, stored as is"
+    assert same.token_density == 1.0
+    assert set(COMPRESSORS) == {"json", "log", "stacktrace", "text", "none"}
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("pytest", "pytest"),
+        ("python -m pytest -x", "pytest"),
+        ("/usr/bin/ls -lR", "ls"),
+        ("  PIP  ", "pip"),
+        ("", ""),
+        (None, ""),
+    ],
+)
+def test_tool_key(name: str | None, key: str) -> None:
+    assert tool_key(name) == key
+
+
+def test_config_profiles_and_validation() -> None:
+    config = CompressConfig()
+    assert config.profile_for("ls").name == "aggressive"
+    assert config.profile_for("python -m pytest").name == "conservative"
+    assert config.profile_for("curl").name == "moderate"
+    assert config.profile_for(None).name == "moderate"
+    custom = CompressConfig(tool_profiles=(("curl", "aggressive"),), default_profile="conservative")
+    assert custom.profile_for("curl").name == "aggressive"
+    assert custom.profile_for("ls").name == "conservative"
+    with pytest.raises(ValueError, match="unknown adaptive profile"):
+        CompressConfig(default_profile="extreme")
+    with pytest.raises(ValueError):
+        CompressConfig(context_lines=-1)
+    with pytest.raises(ValueError):
+        CompressConfig(json_long_string_chars=100, json_string_keep_chars=300)
+    hash(config)  # frozen and hashable: safe to share between threads and cache on
+
+
+def test_thresholds_come_from_the_config(token_counter: TokenCounter) -> None:
+    lines = [f"10:00:{i % 60:02d} {'GET' if i % 2 else 'PUT'} /items/{i}" for i in range(300)]
+    lines[40] = "10:00:40 ERROR disk full"
+    text = "\n".join(lines)
+    small = CompressConfig(min_chars=len(text) + 1)
+    assert compress(text, count_tokens=token_counter.count, config=small).compressor == "none"
+    wide = CompressConfig(context_lines=3)
+    result = compress(text, count_tokens=token_counter.count, kind="log", config=wide)
+    assert "lines omitted]" in result.text
+    assert "\n".join(lines[37:44]) in result.text

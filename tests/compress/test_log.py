@@ -1,0 +1,123 @@
+"""The log compressor: similar runs folded with counts, errors kept with context, sized cap."""
+
+from __future__ import annotations
+
+import re
+
+from sharedctx_server.compress import CompressConfig, compress, missing_error_lines
+from sharedctx_server.tokens import TokenCounter
+
+COUNTED = re.compile(r"^\[\.\.\. (\d+) (?:similar lines?|lines? omitted)\]$")
+
+
+def _accounted_lines(out: str) -> int:
+    """Input lines the output stands for: kept lines plus the counts in its markers."""
+    total = 0
+    for line in out.split("\n"):
+        m = COUNTED.match(line)
+        total += int(m.group(1)) if m else 1
+    return total
+
+
+def test_a_run_of_similar_lines_becomes_first_count_last(token_counter: TokenCounter) -> None:
+    lines = ["starting sync"]
+    lines += [f"2025-01-02 10:00:{i % 60:02d} INFO synced file {i} of 45" for i in range(45)]
+    lines += ["sync finished"]
+    text = "\n".join(lines)
+    out = compress(text, count_tokens=token_counter.count, kind="log").text.split("\n")
+    assert out == [
+        "starting sync",
+        lines[1],
+        "[... 43 similar lines]",
+        lines[45],
+        "sync finished",
+    ]
+
+
+def test_distinct_error_lines_never_fold_into_a_count(token_counter: TokenCounter) -> None:
+    lines = [f"10:00:{i:02d} ERROR upload {i} failed: disk full" for i in range(40)]
+    text = "\n".join(["begin", *lines, "end"])
+    result = compress(text, count_tokens=token_counter.count, kind="log")
+    assert missing_error_lines(text, result.text) == []
+
+
+def test_identical_error_lines_fold_because_the_line_is_still_there(
+    token_counter: TokenCounter,
+) -> None:
+    text = "\n".join(["begin", *["ERROR: connection refused"] * 40, "end"])
+    out = compress(text, count_tokens=token_counter.count, kind="log").text
+    assert out.split("\n") == [
+        "begin",
+        "ERROR: connection refused",
+        "[... 38 similar lines]",
+        "ERROR: connection refused",
+        "end",
+    ]
+
+
+def _service_log(warn_at: int = 250, error_at: int = 400) -> str:
+    lines = []
+    for i in range(600):
+        lines.append(f"2025-01-02 10:{i // 60:02d}:{i % 60:02d} INFO handled request {i}")
+        lines.append(f"2025-01-02 10:{i // 60:02d}:{i % 60:02d} DEBUG cache lookup key=k{i * 7}")
+        if i == warn_at:
+            lines.append("2025-01-02 10:04:10 WARNING retrying upstream call (attempt 2)")
+        if i == error_at:
+            lines.append("2025-01-02 10:06:40 ERROR upstream returned 503; giving up")
+    return "\n".join(lines)
+
+
+def test_error_and_warning_lines_keep_their_context(token_counter: TokenCounter) -> None:
+    text = _service_log()
+    source = text.split("\n")
+    out = compress(text, count_tokens=token_counter.count, kind="log").text.split("\n")
+    for needle in ("ERROR upstream returned 503", "WARNING retrying upstream"):
+        at = next(i for i, line in enumerate(source) if needle in line)
+        kept = out.index(source[at])
+        assert out[kept - 1] == source[at - 1]
+        assert out[kept + 1] == source[at + 1]
+
+
+def test_the_cap_marks_every_left_out_stretch_with_its_line_count(
+    token_counter: TokenCounter,
+) -> None:
+    # Novelty early on: the sizer sees the information saturate and keeps few lines.
+    text = _service_log(warn_at=20, error_at=30)
+    result = compress(text, count_tokens=token_counter.count, kind="log")
+    assert result.compressor == "log"
+    assert result.compressed_tokens < result.original_tokens / 4
+    assert "lines omitted]" in result.text
+    assert _accounted_lines(result.text) == len(text.split("\n"))
+    out = result.text.split("\n")
+    assert out[:3] == text.split("\n")[:3]
+    assert out[-3:] == text.split("\n")[-3:]
+
+
+def test_the_tool_profile_sets_how_much_is_kept(token_counter: TokenCounter) -> None:
+    text = "\n".join(
+        f"-rw-r--r-- 1 root root {i * 37 % 9000:>5} Nov 30 04:14 module_{w}_{i}.py"
+        for i, w in enumerate(["alpha", "beta", "gamma", "delta", "omega", "sigma"] * 60)
+    )
+
+    def kept(tool: str) -> int:
+        return compress(text, count_tokens=token_counter.count, tool_name=tool).compressed_tokens
+
+    # ls is aggressive, pytest conservative; an unknown tool gets the moderate default.
+    assert kept("ls") <= kept("unknown-tool") <= kept("pytest")
+    config = CompressConfig(default_profile="aggressive")
+    aggressive = compress(text, count_tokens=token_counter.count, config=config)
+    assert aggressive.compressed_tokens <= kept("unknown-tool")
+
+
+def test_whitespace_is_normalised_but_indentation_kept(token_counter: TokenCounter) -> None:
+    lines = [f"step {i}:   value =\t\t{i % 3}   " for i in range(12)] + [
+        "",
+        "",
+        "",
+        "    indented   x",
+    ]
+    text = "\n".join(lines * 6)
+    out = compress(text, count_tokens=token_counter.count, kind="log").text
+    assert "   " not in out.replace("    indented", "")
+    assert "\n\n\n" not in out
+    assert "    indented x" in out

@@ -1,0 +1,161 @@
+"""Properties every compressed form has, whatever the content (hypothesis)."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sharedctx_server.compress import (
+    CompressConfig,
+    carries_error,
+    compress,
+    missing_error_lines,
+)
+from sharedctx_server.tokens import TokenCounter
+
+from .strategies import UNICODE, json_documents, logs, python_traces
+
+PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ANY_CONTENT = st.one_of(
+    logs(),
+    json_documents(indent=2).map(lambda doc: doc[0]),
+    json_documents(indent=None, long=False).map(lambda doc: doc[0]),
+    python_traces(),
+    st.text(UNICODE, min_size=400, max_size=3000),
+)
+KINDS = st.sampled_from([None, "message", "tool_output", "log", "document", "note"])
+TOOLS = st.sampled_from([None, "pytest", "ls", "pip", "git", "some-tool"])
+
+
+@PROPERTY
+@given(logs(), KINDS, TOOLS)
+def test_every_error_line_of_a_log_is_kept(
+    token_counter: TokenCounter, text: str, kind: str | None, tool: str | None
+) -> None:
+    result = compress(text, count_tokens=token_counter.count, kind=kind, tool_name=tool)
+    assert missing_error_lines(text, result.text) == []
+
+
+@PROPERTY
+@given(python_traces())
+def test_every_error_line_of_a_trace_is_kept(token_counter: TokenCounter, text: str) -> None:
+    result = compress(text, count_tokens=token_counter.count)
+    assert missing_error_lines(text, result.text) == []
+    assert result.text.startswith("Traceback (most recent call last):")
+
+
+@PROPERTY
+@given(json_documents(indent=2))
+def test_indented_json_stays_valid_and_keeps_every_error_line(
+    token_counter: TokenCounter, doc: tuple[str, object]
+) -> None:
+    text, _ = doc
+    result = compress(text, count_tokens=token_counter.count, tool_name="api")
+    json.loads(result.text)
+    # Lines inside string values end at their \n escapes.
+    assert missing_error_lines(text, result.text, escaped_newlines=True) == []
+
+
+@PROPERTY
+@given(json_documents(indent=2, long=False))
+def test_indented_json_keeps_error_lines_byte_for_byte(
+    token_counter: TokenCounter, doc: tuple[str, object]
+) -> None:
+    text, _ = doc
+    result = compress(text, count_tokens=token_counter.count)
+    # No long strings: every physical line with an error is there, as it was.
+    assert missing_error_lines(text, result.text) == []
+
+
+@PROPERTY
+@given(json_documents(indent=None, long=False))
+def test_compact_json_keeps_every_error_item_verbatim(
+    token_counter: TokenCounter, doc: tuple[str, object]
+) -> None:
+    text, value = doc
+    result = compress(text, count_tokens=token_counter.count)
+    json.loads(result.text)
+    items = value if isinstance(value, list) else None
+    if isinstance(value, dict):
+        items = value.get("results") or value["data"]["items"]
+    assert isinstance(items, list)
+    ascii_only = text.isascii()
+    for item in items:
+        source = json.dumps(item, ensure_ascii=ascii_only)
+        if carries_error(source, escaped_newlines=True):
+            assert source in result.text
+
+
+@PROPERTY
+@given(ANY_CONTENT, KINDS, TOOLS)
+def test_compressing_a_compressed_form_changes_nothing(
+    token_counter: TokenCounter, text: str, kind: str | None, tool: str | None
+) -> None:
+    once = compress(text, count_tokens=token_counter.count, kind=kind, tool_name=tool)
+    twice = compress(once.text, count_tokens=token_counter.count, kind=kind, tool_name=tool)
+    assert twice.text == once.text
+
+
+@PROPERTY
+@given(ANY_CONTENT, KINDS, TOOLS)
+def test_compression_is_deterministic_and_never_inflates(
+    token_counter: TokenCounter, text: str, kind: str | None, tool: str | None
+) -> None:
+    first = compress(text, count_tokens=token_counter.count, kind=kind, tool_name=tool)
+    second = compress(text, count_tokens=token_counter.count, kind=kind, tool_name=tool)
+    assert first == second
+    assert first.original_tokens == token_counter.count(text)
+    assert first.compressed_tokens == token_counter.count(first.text)
+    if first.compressor == "none":
+        assert first.text == text
+    else:
+        assert first.compressed_tokens < first.original_tokens
+
+
+@PROPERTY
+@given(st.text(UNICODE, max_size=CompressConfig().min_chars - 1), KINDS, TOOLS)
+def test_small_inputs_are_untouched(
+    token_counter: TokenCounter, text: str, kind: str | None, tool: str | None
+) -> None:
+    result = compress(text, count_tokens=token_counter.count, kind=kind, tool_name=tool)
+    assert result.text == text
+    assert result.compressor == "none"
+
+
+@PROPERTY
+@given(st.lists(st.text(UNICODE, max_size=120), min_size=20, max_size=200), KINDS)
+def test_arbitrary_unicode_lines_survive(
+    token_counter: TokenCounter, lines: list[str], kind: str | None
+) -> None:
+    text = "\n".join(lines * 2)  # repeated, so the line compressors have something to fold
+    result = compress(text, count_tokens=token_counter.count, kind=kind)
+    result.text.encode("utf-8")
+    assert missing_error_lines(text, result.text) == []
+    again = compress(result.text, count_tokens=token_counter.count, kind=kind)
+    assert again.text == result.text
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(UNICODE),
+    lambda inner: (
+        st.lists(inner, max_size=12) | st.dictionaries(st.text(UNICODE, max_size=8), inner)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(JSON_VALUES, min_size=9, max_size=40),
+    st.sampled_from([None, 1, 2, "\t"]),
+    st.booleans(),
+)
+def test_any_json_array_stays_valid_and_idempotent(
+    token_counter: TokenCounter, items: list[object], indent: int | str | None, ascii_only: bool
+) -> None:
+    text = json.dumps(items, indent=indent, ensure_ascii=ascii_only)
+    result = compress(text, count_tokens=token_counter.count)
+    json.loads(result.text)
+    again = compress(result.text, count_tokens=token_counter.count)
+    assert again.text == result.text
