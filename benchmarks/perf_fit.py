@@ -88,7 +88,7 @@ async def _fill(
 
 async def _commandstats(direct: Any) -> dict[str, int]:
     stats = await direct.info("commandstats")
-    return {name: int(v["calls"]) for name, v in stats.items()}
+    return {name.removeprefix("cmdstat_"): int(v["calls"]) for name, v in stats.items()}
 
 
 def _pct(values: list[float], q: int) -> float:

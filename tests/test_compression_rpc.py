@@ -6,7 +6,6 @@ import io
 import json
 
 import pytest
-
 from sharedctx import AsyncClient, InvalidArgumentError
 from sharedctx.cli import main
 

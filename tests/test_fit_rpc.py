@@ -346,3 +346,17 @@ async def test_identical_content_is_embedded_once(
     await client.put(NS, "second", "exactly the same text")
     await client.put(NS, "first", "exactly the same text")  # unchanged overwrite
     assert server.batcher.stats().texts == before
+
+
+async def test_cold_namespaces_are_evicted_from_the_cache_and_reload(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter, cache_max_entries=6) as (running, c):
+        for ns in ("team-a/one", "team-a/two"):
+            await c.put_many(ns, [PutItem(key=f"k{i}", content=f"{ns} fact {i}") for i in range(5)])
+            assert len((await c.fit(ns, "fact", 1000)).entries) == 5
+        assert running.cache is not None
+        assert running.cache.stats.evictions == 1
+        assert running.cache.cached_entries <= 6
+        assert len((await c.fit("team-a/one", "fact", 1000)).entries) == 5
+        assert running.cache.stats.loads == 3

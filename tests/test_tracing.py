@@ -16,15 +16,6 @@ from sharedctx_server.tracing import Tracing
 
 from .support.servers import serving
 
-pytest.importorskip("opentelemetry.sdk.trace", reason="opentelemetry-sdk is not installed")
-
-from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E402
-    InMemorySpanExporter,
-)
-from opentelemetry.trace import SpanKind, StatusCode  # noqa: E402
-
 NS = "team-a/traces"
 CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 TRACEPARENT = f"00-{CALLER_TRACE}-00f067aa0ba902b7-01"
@@ -33,6 +24,14 @@ TRACEPARENT = f"00-{CALLER_TRACE}-00f067aa0ba902b7-01"
 async def test_each_rpc_is_a_server_span_in_the_callers_trace(
     settings: Settings, token_counter: TokenCounter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The SDK (the `tracing` extra) brings the in-memory exporter; without it, only the tests
+    # below that need no SDK run.
+    pytest.importorskip("opentelemetry.sdk.trace", reason="opentelemetry-sdk is not installed")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.trace import SpanKind, StatusCode
+
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))

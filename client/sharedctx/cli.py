@@ -55,6 +55,15 @@ def _serve_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-level", default=os.environ.get("SHAREDCTX_LOG_LEVEL", "INFO"))
     p.add_argument("--log-format", choices=("text", "json"), help="log lines as text or JSON lines")
     p.add_argument("--metrics-listen", help="HOST:PORT for Prometheus /metrics (off when unset)")
+    quota = p.add_argument_group("per-namespace quotas (0 = unlimited; see the README)")
+    quota.add_argument("--namespace-max-entries", type=int, help="most entries per namespace")
+    quota.add_argument("--namespace-max-bytes", type=int, help="most content bytes per namespace")
+    quota.add_argument(
+        "--quota-policy",
+        choices=("reject", "evict_oldest"),
+        help="what a full namespace does with a write (default reject)",
+    )
+    quota.add_argument("--quotas", type=Path, help="JSON file of quotas per namespace prefix")
     sec = p.add_argument_group("security (each flag also reads SHAREDCTX_<FLAG_NAME>)")
     sec.add_argument("--auth-tokens", type=Path, help="JSON file of bearer tokens and their scope")
     sec.add_argument("--jwt-key", type=Path, help="JWT key file: HS256 secret or PEM public key")
@@ -176,6 +185,10 @@ def _serve(args: argparse.Namespace) -> int:
         insecure=args.insecure,
         log_format=args.log_format,
         metrics_listen=args.metrics_listen,
+        namespace_max_entries=args.namespace_max_entries,
+        namespace_max_bytes=args.namespace_max_bytes,
+        quota_policy=args.quota_policy,
+        quotas=args.quotas,
     )
     try:
         configure_logging(settings.log_format, args.log_level)

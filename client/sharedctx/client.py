@@ -80,7 +80,7 @@ class Client:
             if credentials is not None
             else grpc.insecure_channel(target, opts)
         )
-        self._stub = pb_grpc.SharedContextStub(self._channel)
+        self._stub = pb_grpc.SharedContextStub(self._channel)  # type: ignore[no-untyped-call]
         self._timeout = timeout
         self._retries = retries
         self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
@@ -185,7 +185,7 @@ class Client:
     ) -> bool:
         """Remove an entry; True if a live one went."""
         req = _Requests.delete(namespace, key, if_version)
-        return self._call(self._stub.Delete, req, timeout, if_version is None).deleted
+        return bool(self._call(self._stub.Delete, req, timeout, if_version is None).deleted)
 
     def stats(self, namespace: str, *, timeout: float | None = None) -> Stats:
         """Totals over the namespace's live entries."""
@@ -195,7 +195,7 @@ class Client:
     def clear(self, namespace: str, *, timeout: float | None = None) -> int:
         """Remove every entry of the namespace; returns how many were live."""
         req = pb.ClearRequest(namespace=namespace)
-        return self._call(self._stub.Clear, req, timeout, False).deleted
+        return int(self._call(self._stub.Clear, req, timeout, False).deleted)
 
     def fit(
         self,
@@ -248,7 +248,7 @@ class AsyncClient:
             if credentials is not None
             else grpc.aio.insecure_channel(target, opts)
         )
-        self._stub = pb_grpc.SharedContextStub(self._channel)
+        self._stub = pb_grpc.SharedContextStub(self._channel)  # type: ignore[no-untyped-call]
         self._timeout = timeout
         self._retries = retries
         self._metadata = (("authorization", f"Bearer {token}"),) if token else ()

@@ -13,7 +13,7 @@ from .v1 import sharedctx_pb2 as pb
 KINDS = ("unspecified", "message", "tool_output", "log", "document", "note")
 
 
-def kind_to_proto(kind: str | None) -> int:
+def kind_to_proto(kind: str | None) -> Any:
     """Proto enum value for a kind name such as "tool_output" (None = unspecified)."""
     if kind is None or kind == "":
         return 0
@@ -175,10 +175,10 @@ class PutItem:
         return req
 
 
-def _enum_value(enum: Any, prefix: str, name: str) -> int:
+def _enum_value(enum: Any, prefix: str, name: str) -> Any:
     """Proto enum value for a lowercase name ("async" -> EMBED_ASYNC)."""
     try:
-        return int(enum.Value(f"{prefix}_{name.upper()}"))
+        return enum.Value(f"{prefix}_{name.upper()}")
     except ValueError:
         known = [n[len(prefix) + 1 :].lower() for n in enum.keys() if not n.endswith("UNSPECIFIED")]
         raise ValueError(
@@ -342,7 +342,7 @@ class FitResult:
 class Change:
     """One change of a watched namespace."""
 
-    op: str  # put, delete, expire, clear, embed
+    op: str  # put, delete, expire, clear, embed, evict
     key: str
     version: int
     namespace_version: int

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from google.protobuf.timestamp_pb2 import Timestamp
 from sharedctx.v1 import sharedctx_pb2 as pb
 
@@ -60,7 +62,7 @@ def entry_to_proto(key: str, stamp: Stamp, meta: EntryMeta) -> pb.Entry:
     """Metadata of an entry as a proto Entry (no content)."""
     msg = pb.Entry(
         key=key,
-        kind=int(meta.kind),
+        kind=cast(Any, int(meta.kind)),
         role=meta.role,
         agent_id=meta.agent_id,
         tool_name=meta.tool_name,

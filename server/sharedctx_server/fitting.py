@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -85,7 +87,7 @@ class _Outcome:
     extra: dict[str, float] = field(default_factory=dict)
 
 
-def _enum(value: int, table: dict[int, object], name: str) -> object:
+def _enum(value: int, table: Mapping[int, object], name: str) -> object:
     if value not in table:
         raise InvalidArgument(name, f"unknown value {value}")
     return table[value]
@@ -253,7 +255,7 @@ class FitService:
         )
 
         def texts(rows: npt.NDArray[np.int64]) -> list[str]:
-            return [state.info[i].relevance_text for i in rows.tolist()]  # type: ignore[union-attr]
+            return [_relevance_text(state, i) for i in rows.tolist()]
 
         selection = select_entries(
             scored.scores,
@@ -291,6 +293,11 @@ class FitService:
             del reply.entries[:]
             reply.entries.extend(kept)
             reply.total_tokens = sum(e.tokens for e in kept)
+
+
+def _relevance_text(state: NamespaceState, row: int) -> str:
+    info = state.info[row]
+    return info.relevance_text if info is not None else ""
 
 
 def _filter_mask(state: NamespaceState, filters: pb.Filters) -> BoolArray:
@@ -359,7 +366,7 @@ def _reply(params: FitParams, state: NamespaceState, outcome: _Outcome) -> pb.Fi
                 form=_FORM_TO_PROTO[Form(form)],
                 tokens=tokens,
                 event_time=ms_to_timestamp(int(state.event_ms[idx])),
-                kind=int(state.kind[idx]),
+                kind=cast(Any, int(state.kind[idx])),
                 thread=info.thread if info is not None else "",
             )
         )

@@ -137,12 +137,9 @@ def _refusal(problem: str) -> InvalidArgument:
     )
 
 
-class DecodeGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Turns requests that fail to parse into INVALID_ARGUMENT.
-
-    Without it grpc.aio answers UNKNOWN ("Unexpected DecodeError"), e.g. for a string field
-    holding invalid UTF-8, which other languages' protobuf libraries will happily send.
-    """
+class WrappingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """An interceptor that wraps each method's handler once and reuses the wrapper: building
+    wrappers per call would cost on every RPC. Subclasses say how to wrap (None: leave as is)."""
 
     def __init__(self) -> None:
         self._cache: dict[str, grpc.RpcMethodHandler] = {}
@@ -155,11 +152,24 @@ class DecodeGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             return None
         cached = self._cache.get(details.method)
         if cached is None:
-            cached = self._cache[details.method] = self._wrap(handler)
+            cached = self._cache[details.method] = self.wrap(handler, details.method) or handler
         return cached
 
-    @staticmethod
-    def _wrap(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+    def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler | None:
+        """The handler to use for `method` (full name, /package.Service/Method)."""
+        raise NotImplementedError
+
+
+class DecodeGuard(WrappingInterceptor):
+    """Turns requests that fail to parse into INVALID_ARGUMENT.
+
+    Without it grpc.aio answers UNKNOWN ("Unexpected DecodeError"), e.g. for a string field
+    holding invalid UTF-8, which other languages' protobuf libraries will happily send.
+    """
+
+    def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+        """`handler` with undecodable requests refused."""
+
         async def check(request: Any, context: grpc.aio.ServicerContext) -> None:
             if isinstance(request, _Undecodable):
                 await abort_with_error(context, _refusal(request.problem))
@@ -173,7 +183,7 @@ class DecodeGuard(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         return wrap_handler(handler, check, _safe(handler.request_deserializer), requests)
 
 
-class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class AuthInterceptor(WrappingInterceptor):
     """Authenticates every call and authorises it against the request's `namespace`.
 
     Health and reflection stay open. Calls whose requests stream in (none in SharedContext
@@ -181,22 +191,15 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """
 
     def __init__(self, authenticator: Authenticator) -> None:
+        super().__init__()
         self._auth = authenticator
-        self._cache: dict[str, grpc.RpcMethodHandler] = {}
 
-    async def intercept_service(
-        self, continuation: Continuation, details: grpc.HandlerCallDetails
-    ) -> grpc.RpcMethodHandler | None:
-        handler = await continuation(details)
-        if handler is None:
-            return None
-        service, _, method = details.method.lstrip("/").partition("/")
+    def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler | None:
+        """`handler` behind the token and namespace checks (None for the open services)."""
+        service, _, name = method.lstrip("/").partition("/")
         if service in OPEN_SERVICES:
-            return handler
-        cached = self._cache.get(details.method)
-        if cached is None:
-            cached = self._cache[details.method] = wrap_handler(handler, self._checker(method))
-        return cached
+            return None
+        return wrap_handler(handler, self._checker(name))
 
     def _checker(self, method: str) -> Check:
         permission = required_permission(method)

@@ -15,6 +15,8 @@ Redis Cluster slot and its multi-key scripts stay atomic there):
   sc:v1:{<ns>}:log         stream change log: op, key, v (entry version), ns (namespace version)
   sc:v1:{<ns>}:embref      hash   content hash -> how many live entries embed that text
   sc:v1:{<ns>}:emb:<model> hash   content hash -> float32 embedding bytes of that model
+  sc:v1:{<ns>}:age         zset   key -> write sequence (q) of its last put: oldest first, for
+                                  the evict_oldest quota policy; holds exactly the keys of sizes
 
 Embeddings live inside the namespace's hash tag (tenants share nothing, a namespace stays on
 one slot) and are keyed by content hash + model id: unchanged content is never embedded twice,
@@ -52,11 +54,13 @@ class NamespaceKeys:
     log: str
     embref: str
     emb: str
+    age: str
 
     def as_list(self) -> list[str]:
-        """KEYS[1..8] for every write script."""
+        """KEYS[1..9] for every write script."""
         return [
-            self.idx, self.exp, self.sizes, self.stats, self.meta, self.log, self.embref, self.emb
+            self.idx, self.exp, self.sizes, self.stats, self.meta, self.log, self.embref, self.emb,
+            self.age,
         ]  # fmt: skip
 
 
@@ -72,4 +76,5 @@ def namespace(namespace: str, model_id: str) -> NamespaceKeys:
         log=f"{root}log",
         embref=f"{root}embref",
         emb=f"{root}emb:{model_id}",
+        age=f"{root}age",
     )

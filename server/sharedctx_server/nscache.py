@@ -20,6 +20,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .embedding.codec import from_bytes
 from .nsstate import NamespaceState
@@ -106,6 +107,9 @@ class NamespaceCache:
                 self._states.move_to_end(victim)
                 victim = next(iter(self._states))
             del self._states[victim]
+            lock = self._locks.get(victim)
+            if lock is not None and not lock.locked():
+                del self._locks[victim]  # locks of evicted namespaces would pile up otherwise
             self.stats.evictions += 1
             log.info("namespace cache: evicted %s", victim)
 
@@ -166,7 +170,7 @@ class NamespaceCache:
         if missing and self._on_missing is not None:
             self._on_missing(namespace, missing)
 
-    def _vector(self, raw: bytes | None) -> np.ndarray | None:  # type: ignore[type-arg]
+    def _vector(self, raw: bytes | None) -> npt.NDArray[np.float32] | None:
         if raw is None:
             return None
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -63,6 +64,21 @@ def _turn_role(kind: Kind, role: str, tool_name: str) -> str:
 class NamespaceState:
     """Columns for one namespace; the owner serialises every call."""
 
+    alive: BoolArray
+    event_ms: IntArray
+    sequence: IntArray
+    expires_ms: IntArray
+    original_tokens: IntArray
+    compressed_tokens: IntArray
+    importance: FloatArray
+    error_score: FloatArray
+    markers: FloatArray
+    reference_counts: FloatArray
+    kind: npt.NDArray[np.int8]
+    thread_id: IntArray
+    embedded: BoolArray
+    embeddings: npt.NDArray[np.float32]
+
     def __init__(self, dim: int, capacity: int = 64) -> None:
         self.dim = dim
         self.last_id = "0"  # change-log position this state reflects
@@ -82,9 +98,9 @@ class NamespaceState:
     # --- columns -------------------------------------------------------------------------
 
     def _grow(self, capacity: int) -> None:
-        def grown(old: npt.NDArray[np.generic] | None, dtype: type, width: int = 0) -> npt.NDArray:  # type: ignore[type-arg]
+        def grown(old: npt.NDArray[Any] | None, dtype: Any, width: int = 0) -> npt.NDArray[Any]:
             shape = (capacity, width) if width else (capacity,)
-            new = np.zeros(shape, dtype=dtype)
+            new: npt.NDArray[Any] = np.zeros(shape, dtype=dtype)
             if old is not None:
                 new[: old.shape[0]] = old
             return new

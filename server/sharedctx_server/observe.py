@@ -12,12 +12,13 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import grpc
 from sharedctx.v1 import sharedctx_pb2 as pb
 
+from .interceptors import WrappingInterceptor
 from .logs import bind_request_id, unbind_request_id
 from .metrics import Metrics
 from .tracing import Tracing
@@ -26,27 +27,14 @@ log = logging.getLogger(__name__)
 
 REQUEST_ID_HEADER = "x-request-id"
 
-Continuation = Callable[[grpc.HandlerCallDetails], Any]
 
-
-class ObserveInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class ObserveInterceptor(WrappingInterceptor):
     """Binds a request id, then records the call's metrics and span; see the module docstring."""
 
     def __init__(self, metrics: Metrics | None = None, tracing: Tracing | None = None) -> None:
+        super().__init__()
         self._metrics = metrics
         self._tracing = tracing
-        self._cache: dict[str, grpc.RpcMethodHandler] = {}
-
-    async def intercept_service(
-        self, continuation: Continuation, details: grpc.HandlerCallDetails
-    ) -> grpc.RpcMethodHandler | None:
-        handler = await continuation(details)
-        if handler is None:
-            return None
-        cached = self._cache.get(details.method)
-        if cached is None:
-            cached = self._cache[details.method] = self._wrap(handler, details.method)
-        return cached
 
     @contextlib.contextmanager
     def _observed(
@@ -87,7 +75,8 @@ class ObserveInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             with contextlib.suppress(ValueError):
                 unbind_request_id(token)
 
-    def _wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+    def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+        """`handler` timed, counted, traced and tagged with a request id."""
         des, ser = handler.request_deserializer, handler.response_serializer
         observed = self._observed
         if handler.unary_unary:

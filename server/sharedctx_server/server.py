@@ -26,6 +26,7 @@ from .interceptors import server_interceptors
 from .metrics import Metrics, MetricsServer, TimedEncoder
 from .nscache import NamespaceCache
 from .observe import ObserveInterceptor
+from .quotas import QuotaTable
 from .redis_conn import connect
 from .servicer import SharedContextServicer
 from .settings import Settings
@@ -154,6 +155,8 @@ async def _start_serving(
     tokens: TokenCounter | None,
     embedder: Embedder,
 ) -> RunningServer:
+    # First, so a bad quotas file fails the start before anything here connects or runs.
+    quotas = QuotaTable.from_settings(settings)
     tokens = tokens or TokenCounter(settings.token_encoding)
     metrics = Metrics() if settings.metrics_listen else None
     store = Store(
@@ -161,6 +164,7 @@ async def _start_serving(
         settings,
         embedder.model_id,
         on_unavailable=metrics.redis_error if metrics is not None else None,
+        quotas=quotas,
     )
     writer = EntryWriter(settings, tokens)
     batcher = MicroBatcher(
@@ -199,7 +203,7 @@ async def _start_serving(
     servicer = SharedContextServicer(
         store, writer, embeddings, fits, ChangeFeed(store, stopping), settings
     )
-    pb_grpc.add_SharedContextServicer_to_server(servicer, server)
+    pb_grpc.add_SharedContextServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     health_servicer = health.aio.HealthServicer()
     await health_servicer.set(LIVENESS_NAME, health_pb2.HealthCheckResponse.SERVING)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -26,6 +26,7 @@ _OPS = {
     "expire": pb.ChangeEvent.OP_EXPIRE,
     "clear": pb.ChangeEvent.OP_CLEAR,
     "embed": pb.ChangeEvent.OP_EMBED,
+    "evict": pb.ChangeEvent.OP_EVICT,
 }
 
 

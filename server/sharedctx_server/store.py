@@ -16,6 +16,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from . import keys as K
 from .errors import InvalidArgument, NotFound, StoreUnavailable, VersionConflict
 from .model import EntryMeta, KeysPage, NamespaceStats, NewEntry, Stamp, StoredEntry
+from .quotas import Quota, QuotaTable
 from .redis_conn import ping
 from .scripts import Scripts
 from .settings import Settings
@@ -24,6 +25,12 @@ from .settings import Settings
 _KEYS_SCAN_ROUNDS = 8
 # Clear removes entries in chunks of this many keys per atomic step.
 _CLEAR_CHUNK = 500
+# evict_oldest: a write first passes its script this many of the namespace's oldest entries
+# beyond its batch size as eviction candidates (more under a byte limit, where one large entry
+# may displace many small ones), doubling while the script asks for more, at most this often.
+_EVICT_CANDIDATES = 16
+_EVICT_CANDIDATES_BYTES = 128
+_EVICT_ROUNDS = 5
 # Failures that pass: the connection-level ones, and a Redis Cluster's own (CLUSTERDOWN and
 # MASTERDOWN while a master is lost, TRYAGAIN during a slot migration, slots the client cannot
 # place, redirections exhausted). Cross-slot errors (the server's or the client library's own
@@ -57,11 +64,13 @@ class Store:
         model_id: str,
         scripts: Scripts | None = None,
         on_unavailable: Callable[[str], None] | None = None,
+        quotas: QuotaTable | None = None,
     ) -> None:
         self._redis = redis
         self._settings = settings
         self._model_id = model_id
         self._scripts = scripts or Scripts.load()
+        self._quotas = quotas or QuotaTable(Quota())
         # Told the operation's name each time Redis fails one (the Redis-errors metric).
         self._on_unavailable = on_unavailable
 
@@ -84,6 +93,11 @@ class Store:
         """The underlying client (for health checks and the change-log readers)."""
         return self._redis
 
+    @property
+    def model_id(self) -> str:
+        """The embedding model whose vectors this store keeps (part of the `emb` key)."""
+        return self._model_id
+
     async def ping(self) -> bool:
         """True when Redis answers (on a Redis Cluster: every master)."""
         try:
@@ -98,17 +112,30 @@ class Store:
         entries: Sequence[NewEntry],
         vectors: Sequence[bytes | None] | None = None,
     ) -> list[Stamp]:
-        """Write all entries (and any new embedding vectors) atomically.
+        """Write all entries (and any new embedding vectors) atomically, within the quota.
 
-        Raises VersionConflict, writing nothing, when a compare-and-set check fails.
+        Raises VersionConflict, writing nothing, when a compare-and-set check fails, and
+        LimitExceeded, writing nothing, when the namespace's quota rejects the write.
         """
+        quota = self._quotas.for_namespace(namespace)
+        if quota.limited:
+            # What cannot fit even in an empty namespace fails here, without a round trip.
+            self._quotas.check_batch(namespace, [_stored_bytes(e) for e in entries])
         ns = self._ns(namespace)
         vectors = vectors or [None] * len(entries)
         keys = ns.as_list() + [K.entry(namespace, e.key) for e in entries]
-        args: list[Any] = [self._settings.change_log_max, self._settings.sweep_batch, len(entries)]
+        head: list[Any] = [
+            self._settings.change_log_max,
+            self._settings.sweep_batch,
+            len(entries),
+            quota.max_entries,
+            quota.max_bytes,
+            quota.policy,
+        ]
+        items: list[Any] = []
         for e, vector in zip(entries, vectors, strict=True):
             has_comp = e.compressed is not None
-            args += [
+            items += [
                 e.key,
                 "" if e.if_version is None else e.if_version,
                 e.ttl_ms,
@@ -122,13 +149,36 @@ class Store:
                 e.meta.content_hash or "-",
                 vector or "",
             ]
+        wanted = 0
+        if quota.evicts:
+            extra = _EVICT_CANDIDATES_BYTES if quota.max_bytes > 0 else _EVICT_CANDIDATES
+            wanted = len(entries) + extra
         async with self._errors("put_many"):
-            reply = await self._scripts.put_many(self._redis, keys, args)
+            for _ in range(_EVICT_ROUNDS):
+                # Read outside the script, so a race can make them stale; the script checks
+                # them against `age` and asks again rather than evict the wrong entries.
+                candidates = await self._oldest(ns, wanted) if wanted else []
+                reply = await self._scripts.put_many(
+                    self._redis,
+                    keys + [K.entry(namespace, c) for c in candidates],
+                    [*head, len(candidates), *items, *candidates],
+                )
+                if _text(reply[0]) != "need_more":
+                    break
+                wanted = max(2 * wanted, int(reply[1]) + len(entries))
+            else:
+                raise self._quotas.eviction_failed(namespace, len(candidates))
         status = _text(reply[0])
         if status == "conflict":
             item = entries[int(reply[1]) - 1]
             raise VersionConflict(item.key, item.if_version or 0, int(reply[2]))
+        if status == "quota":
+            raise self._quotas.exceeded(namespace, _text(reply[1]), int(reply[2]))
         return [Stamp(*(int(x) for x in row)) for row in reply[1]]
+
+    async def _oldest(self, ns: K.NamespaceKeys, count: int) -> list[str]:
+        """The `count` least recently written keys of the namespace, oldest first."""
+        return [_text(k) for k in await self._redis.zrange(ns.age, 0, count - 1)]
 
     async def get_many(
         self, namespace: str, keys: Sequence[str], full: bool | Sequence[bool]
@@ -354,6 +404,14 @@ def decode_page_token(token: str) -> str | None:
 
 def _text(value: Any) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _stored_bytes(entry: NewEntry) -> int:
+    """Bytes the entry will count for in the namespace's totals (as put_many.lua counts them)."""
+    size = len(entry.content.encode("utf-8"))
+    if entry.compressed is not None:
+        size += len(entry.compressed.encode("utf-8"))
+    return size
 
 
 def _entry(key: str, row: Sequence[Any]) -> StoredEntry:

@@ -9,8 +9,8 @@ from dataclasses import replace
 from sharedctx.v1 import sharedctx_pb2 as pb
 
 from . import validation as V
-from .convert import caller_meta, event_ms_from_proto, ttl_ms
 from .compress import compress, looks_binary
+from .convert import caller_meta, event_ms_from_proto, ttl_ms
 from .embedding.codec import content_hash
 from .errors import InvalidArgument, LimitExceeded
 from .fit.factors import error_indicator, forward_references

@@ -457,12 +457,14 @@ class ChangeEvent(_message.Message):
         OP_EXPIRE: _ClassVar[ChangeEvent.Op]
         OP_CLEAR: _ClassVar[ChangeEvent.Op]
         OP_EMBED: _ClassVar[ChangeEvent.Op]
+        OP_EVICT: _ClassVar[ChangeEvent.Op]
     OP_UNSPECIFIED: ChangeEvent.Op
     OP_PUT: ChangeEvent.Op
     OP_DELETE: ChangeEvent.Op
     OP_EXPIRE: ChangeEvent.Op
     OP_CLEAR: ChangeEvent.Op
     OP_EMBED: ChangeEvent.Op
+    OP_EVICT: ChangeEvent.Op
     OP_FIELD_NUMBER: _ClassVar[int]
     KEY_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]

@@ -1,5 +1,5 @@
 -- Remove a chunk of a namespace's entries (Clear walks the namespace chunk by chunk).
--- KEYS[1..8] = namespace keys (see lib), KEYS[8+i] = entry hash of ARGV[2+i]
+-- KEYS[1..9] = namespace keys (see lib), KEYS[9+i] = entry hash of ARGV[2+i]
 -- ARGV[1] = change-log max length, ARGV[2] = N, ARGV[2+i] = key i
 -- Returns how many live entries were removed. Logs one 'clear' record per chunk.
 local logmax, n = tonumber(ARGV[1]), tonumber(ARGV[2])

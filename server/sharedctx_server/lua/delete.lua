@@ -1,5 +1,5 @@
 -- Delete one entry, optionally only at an expected version.
--- KEYS[1..8] = namespace keys (see lib), KEYS[9] = entry hash
+-- KEYS[1..9] = namespace keys (see lib), KEYS[10] = entry hash
 -- ARGV[1] = change-log max length, ARGV[2] = sweep limit, ARGV[3] = key,
 -- ARGV[4] = if_version ('' = unconditional)
 -- Returns {'ok', deleted (0/1), version it had} or {'conflict', 1, current version}

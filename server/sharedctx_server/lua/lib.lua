@@ -4,7 +4,8 @@
 -- KEYS[3] = sizes (hash key -> "o c b h")  KEYS[4] = stats (hash of namespace totals)
 -- KEYS[5] = meta (hash: version)           KEYS[6] = log (change-log stream)
 -- KEYS[7] = embref (hash h -> refcount)    KEYS[8] = emb (hash h -> vector, current model)
-local NS_KEYS = 8
+-- KEYS[9] = age (zset key -> write sequence of its last put; the same keys as sizes)
+local NS_KEYS = 9
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -13,6 +14,8 @@ end
 
 -- Remove one key's contribution to the namespace totals and its embedding reference.
 local function drop_sizes(key)
+  -- age and sizes change together, so whatever removes an entry keeps `age` exact.
+  redis.call('ZREM', KEYS[9], key)
   local old = redis.call('HGET', KEYS[3], key)
   if not old then return false end
   local o, c, b, h = string.match(old, '(%d+) (%d+) (%d+) (%S+)')
@@ -30,7 +33,10 @@ local function drop_sizes(key)
   return true
 end
 
-local function add_sizes(key, o, c, b, h)
+-- `seq` is the write's namespace version: scoring `age` by it rather than by time gives a strict
+-- oldest-first order, even among a batch's items or puts within one millisecond.
+local function add_sizes(key, o, c, b, h, seq)
+  redis.call('ZADD', KEYS[9], seq, key)
   redis.call('HSET', KEYS[3], key, o .. ' ' .. c .. ' ' .. b .. ' ' .. h)
   redis.call('HINCRBY', KEYS[4], 'entries', 1)
   redis.call('HINCRBY', KEYS[4], 'orig_tokens', o)
@@ -59,4 +65,26 @@ local function sweep(now, limit, logmax)
     log_change(logmax, 'expire', key, 0)
   end
   return #gone
+end
+
+-- Bytes the key's live entry counts for in the totals (its sizes record), nil when it has none.
+local function stored_bytes(key)
+  local rec = redis.call('HGET', KEYS[3], key)
+  if not rec then return nil end
+  return tonumber(string.match(rec, '^%d+ %d+ (%d+)'))
+end
+
+-- Remove one entry to make room under an evict_oldest quota, exactly as a delete does, and log
+-- it as 'evict' (as 'expire' when Redis had already expired its hash before a sweep got to it).
+local function evict(logmax, key, ekey)
+  local version = redis.call('HGET', ekey, 'v')
+  redis.call('DEL', ekey)
+  redis.call('ZREM', KEYS[1], key)
+  redis.call('ZREM', KEYS[2], key)
+  drop_sizes(key)
+  if version then
+    log_change(logmax, 'evict', key, tonumber(version))
+  else
+    log_change(logmax, 'expire', key, 0)
+  end
 end

@@ -1,5 +1,5 @@
 -- Store embeddings computed after the entry was written (EMBED_ASYNC puts, re-embedding).
--- KEYS[1..8] = namespace keys (see lib)
+-- KEYS[1..9] = namespace keys (see lib)
 -- ARGV[1] = change-log max length, then triples: content hash, vector, key (for the log)
 -- A vector whose text no live entry embeds any more is dropped, not stored.
 -- Returns how many vectors were stored.
