@@ -35,6 +35,7 @@ from .tokens import TokenCounter
 from .tracing import Tracing
 from .watch import ChangeFeed
 from .writer import EntryWriter
+from .writes import WritePath
 
 log = logging.getLogger(__name__)
 
@@ -201,7 +202,12 @@ async def _start_serving(
         ],
     )
     servicer = SharedContextServicer(
-        store, writer, embeddings, fits, ChangeFeed(store, stopping), settings
+        store,
+        WritePath(writer, embeddings, store),
+        embeddings,
+        fits,
+        ChangeFeed(store, stopping),
+        settings,
     )
     pb_grpc.add_SharedContextServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     health_servicer = health.aio.HealthServicer()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 
 import grpc
 from sharedctx.v1 import sharedctx_pb2 as pb
@@ -13,12 +13,11 @@ from .convert import entry_to_proto, ms_to_timestamp, stored_to_proto
 from .entry_embeddings import EntryEmbeddings
 from .errors import InvalidArgument
 from .fitting import FitService
-from .model import NewEntry, Stamp
 from .settings import Settings
 from .status import maps_errors, maps_stream_errors
 from .store import Store
 from .watch import ChangeFeed
-from .writer import EntryWriter
+from .writes import WritePath
 
 _OPS = {
     "put": pb.ChangeEvent.OP_PUT,
@@ -36,14 +35,14 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
     def __init__(
         self,
         store: Store,
-        writer: EntryWriter,
+        writes: WritePath,
         embeddings: EntryEmbeddings,
         fits: FitService,
         feed: ChangeFeed,
         settings: Settings,
     ) -> None:
         self._store = store
-        self._writer = writer
+        self._writes = writes
         self._embeddings = embeddings
         self._fits = fits
         self._feed = feed
@@ -53,36 +52,12 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
     def _ns(self, namespace: str) -> str:
         return V.check_namespace(namespace, self._limits)
 
-    async def _write(
-        self, namespace: str, requests: Sequence[pb.PutRequest]
-    ) -> tuple[list[NewEntry], list[Stamp]]:
-        """Prepare, embed (SYNC items) and store atomically; ASYNC items are embedded after."""
-        for i, req in enumerate(requests):
-            if req.embed not in (pb.EMBED_UNSPECIFIED, pb.EMBED_SYNC, pb.EMBED_ASYNC):
-                field = "embed" if len(requests) == 1 else f"entries[{i}].embed"
-                raise InvalidArgument(field, f"unknown value {req.embed}")
-        entries = await self._writer.prepare(namespace, requests)
-        later = [e for e, r in zip(entries, requests, strict=True) if r.embed == pb.EMBED_ASYNC]
-        now = [e for e, r in zip(entries, requests, strict=True) if r.embed != pb.EMBED_ASYNC]
-        by_key = dict(
-            zip(
-                (e.key for e in now),
-                await self._embeddings.vectors_for_put(namespace, now),
-                strict=True,
-            )
-        )
-        vectors = [by_key.get(e.key) for e in entries]
-        stamps = await self._store.put_many(namespace, entries, vectors)
-        if later:
-            self._embeddings.embed_later(namespace, later)
-        return entries, stamps
-
     @maps_errors
     async def Put(
         self, request: pb.PutRequest, context: grpc.aio.ServicerContext
     ) -> pb.PutResponse:
         ns = self._ns(request.namespace)
-        (entry,), (stamp,) = await self._write(ns, [request])
+        (entry,), (stamp,) = await self._writes.write(ns, [request])
         return pb.PutResponse(entry=entry_to_proto(entry.key, stamp, entry.meta))
 
     @maps_errors
@@ -95,7 +70,7 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
                 raise InvalidArgument(
                     f"entries[{i}].namespace", "must be empty or equal to the request's namespace"
                 )
-        entries, stamps = await self._write(ns, request.entries)
+        entries, stamps = await self._writes.write(ns, request.entries)
         return pb.PutManyResponse(
             entries=[entry_to_proto(e.key, s, e.meta) for e, s in zip(entries, stamps, strict=True)]
         )

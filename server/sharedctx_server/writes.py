@@ -1,0 +1,45 @@
+"""The write path of Put and PutMany: validate and derive, embed, store atomically."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sharedctx.v1 import sharedctx_pb2 as pb
+
+from .entry_embeddings import EntryEmbeddings
+from .errors import InvalidArgument
+from .model import NewEntry, Stamp
+from .store import Store
+from .writer import EntryWriter
+
+_EMBED_MODES = (pb.EMBED_UNSPECIFIED, pb.EMBED_SYNC, pb.EMBED_ASYNC)
+
+
+class WritePath:
+    """One call writes a batch: all entries or none, each Fit-ready per its embed mode."""
+
+    def __init__(self, writer: EntryWriter, embeddings: EntryEmbeddings, store: Store) -> None:
+        self._writer = writer
+        self._embeddings = embeddings
+        self._store = store
+
+    async def write(
+        self, namespace: str, requests: Sequence[pb.PutRequest]
+    ) -> tuple[list[NewEntry], list[Stamp]]:
+        """Prepare, embed (SYNC items) and store atomically; ASYNC items are embedded after."""
+        for i, req in enumerate(requests):
+            if req.embed not in _EMBED_MODES:
+                field = "embed" if len(requests) == 1 else f"entries[{i}].embed"
+                raise InvalidArgument(field, f"unknown value {req.embed}")
+        entries = await self._writer.prepare(namespace, requests)
+        is_async = [r.embed == pb.EMBED_ASYNC for r in requests]
+        now = [e for e, later in zip(entries, is_async, strict=True) if not later]
+        vectors_now = await self._embeddings.vectors_for_put(namespace, now)
+        by_key = dict(zip((e.key for e in now), vectors_now, strict=True))
+        stamps = await self._store.put_many(
+            namespace, entries, [by_key.get(e.key) for e in entries]
+        )
+        later = [e for e, flag in zip(entries, is_async, strict=True) if flag]
+        if later:
+            self._embeddings.embed_later(namespace, later)
+        return entries, stamps
