@@ -360,3 +360,38 @@ async def test_cold_namespaces_are_evicted_from_the_cache_and_reload(
         assert running.cache.cached_entries <= 6
         assert len((await c.fit("team-a/one", "fact", 1000)).entries) == 5
         assert running.cache.stats.loads == 3
+
+
+async def test_a_model_change_never_mixes_vectors_and_reembeds_lazily(
+    settings: Settings, token_counter: TokenCounter, redis_url: str, clean_redis: str
+) -> None:
+    from sharedctx_server.embedding import Embedder
+    from sharedctx_server.server import start
+
+    from .support.models import shared_embedder
+
+    base = shared_embedder()
+    async with serving(settings, token_counter) as (_, c):
+        await put_docs(c)
+    # The same weights under another id stand for a new model: no stored vector is its own.
+    renamed = Embedder(
+        base.fastembed_model, model_id="other-model@000000000000", dim=base.dim,
+        max_tokens=base.max_tokens,
+    )  # fmt: skip
+    running = await start(settings, tokens=token_counter, embedder=renamed)
+    try:
+        async with AsyncClient(f"127.0.0.1:{running.port}") as c:
+            first = await c.fit(NS, "sunny weather in Paris", 1000, explain=True)
+            assert not any(x.embedded for x in first.explain)
+            assert running.embeddings is not None
+            await running.embeddings.idle()
+            again = await c.fit(NS, "sunny weather in Paris", 1000, explain=True)
+            assert all(x.embedded for x in again.explain)
+    finally:
+        await running.stop(0.5)
+    direct = redis.Redis.from_url(redis_url)
+    try:
+        emb_keys = sorted(k.decode() for k in direct.scan_iter(match="sc:v1:{team-a/fit}:emb:*"))
+    finally:
+        direct.close()
+    assert len(emb_keys) == 2 and emb_keys[1].endswith("other-model@000000000000")

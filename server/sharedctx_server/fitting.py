@@ -80,7 +80,6 @@ class _Outcome:
     selection: Selection
     scores: FloatArray
     candidates: BoolArray  # live rows (the candidates counted in the reply)
-    keys: list[str]
     factors: FloatArray | None = None
     gain: FloatArray | None = None
     embedded: BoolArray | None = None
@@ -203,9 +202,8 @@ class FitService:
         n = state.size
         live = state.live_mask(now_ms)
         eligible = live & _filter_mask(state, params.filters)
-        keys = [info.key if info is not None else "" for info in state.info[:n]]
         if params.strategy == "scored":
-            return self._scored(params, state, now_ms, query_vector, live, eligible, keys)
+            return self._scored(params, state, now_ms, query_vector, live, eligible)
         entries = [_conversation_entry(state, i) for i in range(n)]
         orig, comp = state.original_tokens[:n], state.compressed_tokens[:n]
         if params.strategy == "relevant":
@@ -223,7 +221,7 @@ class FitService:
         else:
             turns = select_recent(entries, orig, comp, params.selection, eligible=eligible)
             scores, extra = np.zeros(n), {}
-        return _Outcome(turns.selection, scores, live, keys, extra=extra)
+        return _Outcome(turns.selection, scores, live, extra=extra)
 
     def _scored(
         self,
@@ -233,7 +231,6 @@ class FitService:
         query_vector: npt.NDArray[np.float32] | None,
         live: BoolArray,
         eligible: BoolArray,
-        keys: list[str],
     ) -> _Outcome:
         n = state.size
         candidates = state.candidates()
@@ -271,7 +268,6 @@ class FitService:
             selection,
             scored.scores,
             live,
-            keys,
             factors=scored.factors,
             gain=scored.neighbour_gain,
             embedded=candidates.embedded,
@@ -360,7 +356,7 @@ def _reply(params: FitParams, state: NamespaceState, outcome: _Outcome) -> pb.Fi
         info = state.info[idx]
         reply.entries.append(
             pb.FitEntry(
-                key=outcome.keys[idx],
+                key=info.key if info is not None else "",
                 rank=rank,
                 score=float(outcome.scores[idx]),
                 form=_FORM_TO_PROTO[Form(form)],
@@ -387,8 +383,9 @@ def _explain(reply: pb.FitResponse, state: NamespaceState, outcome: _Outcome) ->
     rows = np.flatnonzero(outcome.candidates)
     order = rows[np.lexsort((state.sequence[rows], -outcome.scores[rows]))]
     for i in order.tolist():
+        info = state.info[i]
         candidate = pb.FitCandidate(
-            key=outcome.keys[i],
+            key=info.key if info is not None else "",
             score=float(outcome.scores[i]),
             reason=outcome.selection.reason_of(i).label,
             original_tokens=int(state.original_tokens[i]),
