@@ -37,6 +37,11 @@ def _channel_options(extra: Sequence[tuple[str, Any]]) -> list[tuple[str, Any]]:
     ]
 
 
+def _auth_metadata(token: str | None) -> tuple[tuple[str, str], ...]:
+    """Call metadata carrying the bearer token, if any."""
+    return (("authorization", f"Bearer {token}"),) if token else ()
+
+
 def _backoff(attempt: int) -> float:
     return float(min(2.0, 0.05 * (2**attempt)) * (0.5 + random.random() / 2))
 
@@ -81,9 +86,7 @@ class Client:
             else grpc.insecure_channel(target, opts)
         )
         self._stub = pb_grpc.SharedContextStub(self._channel)  # type: ignore[no-untyped-call]
-        self._timeout = timeout
-        self._retries = retries
-        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        self._timeout, self._retries, self._metadata = timeout, retries, _auth_metadata(token)
 
     def __enter__(self) -> Client:
         return self
@@ -249,9 +252,7 @@ class AsyncClient:
             else grpc.aio.insecure_channel(target, opts)
         )
         self._stub = pb_grpc.SharedContextStub(self._channel)  # type: ignore[no-untyped-call]
-        self._timeout = timeout
-        self._retries = retries
-        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        self._timeout, self._retries, self._metadata = timeout, retries, _auth_metadata(token)
 
     async def __aenter__(self) -> AsyncClient:
         return self
