@@ -10,7 +10,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from .v1 import sharedctx_pb2 as pb
 
-KINDS = ("unspecified", "message", "tool_output", "log", "document", "note")
+# Lowercase names of the proto's Kind values, in value order ("unspecified" first).
+KINDS = tuple(name.removeprefix("KIND_").lower() for name in pb.Kind.keys())
 
 
 def kind_to_proto(kind: str | None) -> Any:

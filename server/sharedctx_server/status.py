@@ -87,6 +87,18 @@ def to_status(exc: SharedCtxError) -> status_pb2.Status:
     return status_pb2.Status(code=code, message=str(exc), details=packed)
 
 
+async def _abort_for(exc: Exception, context: grpc.aio.ServicerContext, name: str) -> NoReturn:
+    """End the call for an exception a handler raised: its status, or INTERNAL for a bug."""
+    if isinstance(exc, grpc.aio.AbortError):
+        raise exc  # the handler already chose the status
+    if isinstance(exc, SharedCtxError):
+        await abort_with_error(context, exc)
+    # Never leak a traceback to the caller; keep it in the server log.
+    log.error("unexpected error in %s", name, exc_info=exc)
+    await context.abort(grpc.StatusCode.INTERNAL, "internal server error (see server log)")
+    raise AssertionError("unreachable: abort always raises")
+
+
 def maps_errors(handler: Handler[T]) -> Handler[T]:
     """Decorate a servicer method: domain errors become status codes, bugs become INTERNAL."""
 
@@ -94,15 +106,8 @@ def maps_errors(handler: Handler[T]) -> Handler[T]:
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> T:
         try:
             return await handler(self, request, context)
-        except SharedCtxError as exc:
-            await abort_with_error(context, exc)
-        except grpc.aio.AbortError:
-            raise
-        except Exception:
-            # Never leak a traceback to the caller; keep it in the server log.
-            log.exception("unexpected error in %s", handler.__name__)
-            await context.abort(grpc.StatusCode.INTERNAL, "internal server error (see server log)")
-        raise AssertionError("unreachable: abort always raises")
+        except Exception as exc:
+            await _abort_for(exc, context, handler.__name__)
 
     return wrapper
 
@@ -119,13 +124,8 @@ def maps_stream_errors(
         try:
             async for item in handler(self, request, context):
                 yield item
-        except SharedCtxError as exc:
-            await abort_with_error(context, exc)
-        except grpc.aio.AbortError:
-            raise
-        except Exception:
-            log.exception("unexpected error in %s", handler.__name__)
-            await context.abort(grpc.StatusCode.INTERNAL, "internal server error (see server log)")
+        except Exception as exc:
+            await _abort_for(exc, context, handler.__name__)
 
     return wrapper
 
