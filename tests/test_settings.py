@@ -29,3 +29,17 @@ def test_environment_then_flags() -> None:
 def test_bad_environment_value_names_the_variable() -> None:
     with pytest.raises(SystemExit, match="SHAREDCTX_DEFAULT_TTL_SECONDS"):
         Settings.from_env({"SHAREDCTX_DEFAULT_TTL_SECONDS": "soon"})
+
+
+async def test_an_unknown_embedding_compute_mode_stops_the_start_naming_the_choices(
+    tmp_path: Path,
+) -> None:
+    from sharedctx_server.errors import ConfigError
+    from sharedctx_server.server import start
+
+    settings = Settings.from_env(
+        {"SHAREDCTX_EMBEDDING_COMPUTE": "fp16"}, data_dir=tmp_path / "never-created"
+    )
+    with pytest.raises(ConfigError, match="int8, fp32; got 'fp16'"):
+        await start(settings)
+    assert not (tmp_path / "never-created").exists()

@@ -19,8 +19,9 @@ from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 from . import tls
 from .auth import check_listen_is_safe
 from .embedded import EmbeddedRedis
-from .embedding import Embedder, MicroBatcher, ModelSpec, QueryCache
+from .embedding import Compute, Embedder, MicroBatcher, ModelSpec, QueryCache, check_compute
 from .entry_embeddings import EntryEmbeddings
+from .errors import ConfigError
 from .fitting import FitService
 from .interceptors import server_interceptors
 from .metrics import Metrics, MetricsServer, TimedEncoder
@@ -114,12 +115,20 @@ async def _watch_redis(
             await asyncio.wait_for(stopping.wait(), every)
 
 
+def _compute_mode(settings: Settings) -> Compute:
+    try:
+        return check_compute(settings.embedding_compute)
+    except ValueError as exc:
+        raise ConfigError(f"SHAREDCTX_EMBEDDING_COMPUTE: {exc}") from None
+
+
 def load_embedder(settings: Settings) -> Embedder:
     """The configured embedding model (blocking: loads the ONNX file)."""
     spec = ModelSpec(
         name=settings.embedding_model,
         path=settings.embedding_model_path,
         dim=settings.embedding_dim or None,
+        compute=_compute_mode(settings),
     )
     return Embedder.load(spec, settings.cache_dir, threads=settings.embedding_threads or None)
 
@@ -133,6 +142,7 @@ async def start(
     """
     # Before anything starts: an open server on a network address must be asked for explicitly.
     check_listen_is_safe(settings)
+    _compute_mode(settings)
     embedded = None
     url = settings.redis_url
     if not url:

@@ -77,6 +77,8 @@ class Settings:
     embedding_model_path: Path | None = None
     embedding_dim: int = 0  # only for a local model fastembed does not know
     embedding_threads: int = 0  # onnxruntime threads; 0 = all cores
+    # The default model's arithmetic: "int8" (fast) or "fp32" (see embedding/default_model.py).
+    embedding_compute: str = "int8"
     embed_batch: int = 32
     embed_wait_ms: float = 2.0
     embed_queue: int = 1024

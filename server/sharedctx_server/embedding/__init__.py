@@ -20,10 +20,19 @@ from sharedctx_server.embedding.codec import content_hash, from_bytes, to_bytes
 from sharedctx_server.embedding.default_model import ModelChecksumError
 from sharedctx_server.embedding.embedder import Embedder, Encoder, available_cores
 from sharedctx_server.embedding.query_cache import QueryCache, QueryCacheStats
-from sharedctx_server.embedding.spec import DEFAULT_MODEL_NAME, ModelSpec, default_cache_dir
+from sharedctx_server.embedding.spec import (
+    COMPUTE_MODES,
+    DEFAULT_MODEL_NAME,
+    Compute,
+    ModelSpec,
+    check_compute,
+    default_cache_dir,
+)
 
 __all__ = [
+    "COMPUTE_MODES",
     "DEFAULT_MODEL_NAME",
+    "Compute",
     "BatcherStats",
     "Embedder",
     "EmbedderClosed",
@@ -34,6 +43,7 @@ __all__ = [
     "QueryCache",
     "QueryCacheStats",
     "available_cores",
+    "check_compute",
     "content_hash",
     "default_cache_dir",
     "from_bytes",

@@ -28,6 +28,12 @@ _UNUSED_SOURCE = ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2")
 # fastembed's default batch of 256 texts of 30-150 words ran ~3x slower per text than runs of
 # 1-4 texts. So a batch is cut into length-sorted runs of about this many padded tokens.
 DEFAULT_RUN_TOKENS = 512
+# The default model's int8 mode embeds one text per onnxruntime call: its DynamicQuantizeLinear
+# nodes pick one scale for a whole input tensor, so texts sharing a call would shift each other's
+# vectors (by up to 0.04 per component, measured), and a text must embed the same whatever came
+# with it. On CPU this costs nothing: single texts were the fastest runs anyway (int8 on 2 cores:
+# 77 texts/s one by one, 32/s in batches of 8, 22/s in batches of 32).
+_ONE_TEXT_PER_RUN = 1
 # Rough characters per token, only to sort and cut runs; it errs towards shorter runs.
 _CHARS_PER_TOKEN = 3
 
@@ -80,6 +86,8 @@ class Embedder:
     ) -> Embedder:
         """Load the model `spec` names; `threads` are onnxruntime's (default: all cores)."""
         model, recipe, known_hashes = _open(spec, cache_dir, threads or available_cores())
+        if spec.is_default and spec.compute == "int8":
+            run_tokens = _ONE_TEXT_PER_RUN
         # The description and folder live on fastembed's ONNX model classes, not on their base.
         inner: Any = model.model
         description = inner.model_description
@@ -152,14 +160,19 @@ def _open(
     """Return the fastembed model, the recipe that goes into its id, and file hashes known."""
     fastembed_cache = str(cache_dir / "fastembed")
     if spec.is_default:
-        model_dir = default_model.default_model_dir(cache_dir)
+        model_dir = default_model.default_model_dir(cache_dir, spec.compute)
         name = _register(DEFAULT_MODEL_NAME, "mean", default_model.DIM, default_model.MODEL_FILE)
         model = TextEmbedding(
             name, cache_dir=fastembed_cache, threads=threads, specific_model_path=str(model_dir)
         )
-        # Hashed moments ago by default_model_dir: no need to read 23 MB again.
-        known = {default_model.MODEL_FILE: default_model.PINNED_SHA256}
-        return model, f"pooling=mean;dim={default_model.DIM}", known
+        # The fp32 folder links the wheel's file, hashed moments ago by default_model_dir: no
+        # need to read 23 MB again. The int8 copy is hashed: its bytes name its vectors.
+        known = (
+            {default_model.MODEL_FILE: default_model.PINNED_SHA256}
+            if spec.compute == "fp32"
+            else {}
+        )
+        return model, default_model.model_recipe(spec.compute), known
     if spec.path is not None and not _listed_by_fastembed(spec.name):
         if spec.dim is None:
             raise ValueError(

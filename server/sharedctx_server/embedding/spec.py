@@ -14,6 +14,18 @@ DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2-int8"
 CACHE_DIR_ENV = "SHAREDCTX_CACHE_DIR"
 
 Pooling = Literal["mean", "cls"]
+#: How the default model computes: "int8" runs its matrix products on int8 (activations
+#: quantized on the fly); "fp32" dequantizes the stored int8 weights and computes in float32.
+Compute = Literal["int8", "fp32"]
+COMPUTE_MODES: tuple[Compute, ...] = ("int8", "fp32")
+
+
+def check_compute(value: str) -> Compute:
+    """`value` as a Compute mode, or ValueError naming the choices."""
+    for mode in COMPUTE_MODES:
+        if value == mode:
+            return mode
+    raise ValueError(f"embedding compute must be one of {', '.join(COMPUTE_MODES)}; got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -29,6 +41,9 @@ class ModelSpec:
       description (file name, pooling, dim) applies and the other fields are ignored;
       otherwise `dim` is required and `pooling` / `model_file` describe it.
 
+    `compute` only concerns the default model (see default_model.py): "int8" (default) or
+    "fp32". Each gives its own model id, so their vectors are never mixed.
+
     Vectors always come out L2-normalised, whatever the model does on its own.
     """
 
@@ -37,6 +52,7 @@ class ModelSpec:
     dim: int | None = None
     pooling: Pooling = "mean"
     model_file: str = "model.onnx"
+    compute: Compute = "int8"
 
     @property
     def is_default(self) -> bool:
