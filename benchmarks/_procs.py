@@ -84,6 +84,11 @@ def echo_server() -> contextlib.AbstractAsyncContextManager[int]:
     return subprocess_server(["benchmarks.echo_server"])
 
 
+def redis_echo_server(redis_url: str) -> contextlib.AbstractAsyncContextManager[int]:
+    """The bare grpc.aio server doing one redis-py GET per call (redis_echo_server.py)."""
+    return subprocess_server(["benchmarks.redis_echo_server", "--redis-url", redis_url])
+
+
 class RestartableRedis:
     """A Valkey on a fixed loopback port and data folder that can be SIGKILLed and restarted.
 

@@ -2,9 +2,10 @@
 
     python -m benchmarks.perf [--requests 4000] [--payload-bytes 1024] [--out FILE.json]
 
-Everything runs on this machine on loopback: one Valkey, a `sharedctx serve` process and the
-echo server process; this process generates the load (the same generator for every target, so
-its own cost cancels out of the ratios).
+Everything runs on this machine on loopback: one Valkey, a `sharedctx serve` process, the
+echo server process and, for Get, a bare gRPC server doing one redis-py GET per call (the floor
+under any Python gRPC service that reads Redis per request); this process generates the load
+(the same generator for every target, so its own cost cancels out of the ratios).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 
 from . import perf_fit
-from ._procs import echo_server, redis_server, sharedctx_server
+from ._procs import echo_server, redis_echo_server, redis_server, sharedctx_server
 from .echo_server import ECHO_METHOD, request_for
+from .redis_echo_server import GET_METHOD
 
 NS = "bench/perf"
 
@@ -71,9 +73,15 @@ async def bench(requests: int, payload_bytes: int, keys: int) -> list[Result]:
     payload = ("lorem ipsum dolor sit amet " * (payload_bytes // 27 + 1))[:payload_bytes]
     results: list[Result] = []
     async with redis_server() as valkey:
-        async with sharedctx_server(valkey.url) as sc_port, echo_server() as echo_port:
+        async with (
+            sharedctx_server(valkey.url) as sc_port,
+            echo_server() as echo_port,
+            redis_echo_server(valkey.url) as floor_port,
+        ):
             sc_channel = grpc.aio.insecure_channel(f"127.0.0.1:{sc_port}")
             echo_channel = grpc.aio.insecure_channel(f"127.0.0.1:{echo_port}")
+            floor_channel = grpc.aio.insecure_channel(f"127.0.0.1:{floor_port}")
+            floor_get = floor_channel.unary_unary(GET_METHOD)
             direct = aioredis.Redis.from_url(valkey.url)
             stub = pb_grpc.SharedContextStub(sc_channel)
             echo = echo_channel.unary_unary(ECHO_METHOD)
@@ -96,6 +104,7 @@ async def bench(requests: int, payload_bytes: int, keys: int) -> list[Result]:
                         pb.GetRequest(namespace=NS, key=f"k{i % keys:05d}")
                     ),
                     "grpc_echo": lambda i: echo(request_for(payload_bytes, get_size)),
+                    "grpc_redis": lambda i: floor_get(f"direct:{i % keys:05d}".encode()),
                     "redis_py": lambda i: direct.get(f"direct:{i % keys:05d}"),
                 },
                 "put": {
@@ -114,6 +123,7 @@ async def bench(requests: int, payload_bytes: int, keys: int) -> list[Result]:
                         results.append(Result(name, op, concurrency, n, tput, p50, p99))
             await sc_channel.close()
             await echo_channel.close()
+            await floor_channel.close()
             await direct.aclose()
     return results
 
@@ -125,8 +135,18 @@ def ratios(results: list[Result]) -> dict[str, float]:
     for (target, op, conc), r in by.items():
         if target != "sharedctx":
             continue
-        for ref in ("grpc_echo", "redis_py"):
-            out[f"{op}_c{conc}_vs_{ref}"] = round(r.throughput / by[(ref, op, conc)].throughput, 3)
+        for ref in ("grpc_echo", "grpc_redis", "redis_py"):
+            if (ref, op, conc) in by:
+                out[f"{op}_c{conc}_vs_{ref}"] = round(
+                    r.throughput / by[(ref, op, conc)].throughput, 3
+                )
+    for conc in (1, 32):
+        if ("grpc_redis", "get", conc) in by:
+            floor = (
+                by[("grpc_redis", "get", conc)].throughput
+                / by[("grpc_echo", "get", conc)].throughput
+            )
+            out[f"get_c{conc}_grpc_redis_floor_vs_grpc_echo"] = round(floor, 3)
     return out
 
 
@@ -158,6 +178,12 @@ def main() -> None:
         f"target Get@32 >= 0.8x bare gRPC echo: {target:.2f}x "
         f"{'MET' if target >= 0.8 else 'NOT MET'}"
     )
+    if "get_c32_grpc_redis_floor_vs_grpc_echo" in summary:
+        print(
+            "for scale: a bare gRPC server doing one redis-py GET per call reaches "
+            f"{summary['get_c32_grpc_redis_floor_vs_grpc_echo']:.2f}x the echo at 32 callers; "
+            f"sharedctx Get is {summary['get_c32_vs_grpc_redis']:.2f}x of that floor"
+        )
     fit: dict[str, object] = {}
     if args.fit_sizes:
         sizes = [int(s) for s in args.fit_sizes.split(",")]

@@ -1,0 +1,63 @@
+"""A bare grpc.aio server that does one redis-py GET per call: the floor under any Python gRPC
+service that reads Redis on every request, for side-by-side ratios.
+
+Method `/bench.RedisEcho/Get` takes a Redis key as raw bytes and returns that key's value as
+raw bytes (no protobuf, no validation, no interceptors, no Lua). Run by benchmarks.perf beside
+the bare echo server and `sharedctx serve`, on the same Redis.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+
+import grpc
+import redis.asyncio as aioredis
+from grpc_health.v1 import health, health_pb2_grpc
+
+GET_METHOD = "/bench.RedisEcho/Get"
+
+
+def _identity(data: bytes) -> bytes:
+    return data
+
+
+async def serve(listen: str, redis_url: str) -> None:
+    """Serve until SIGTERM."""
+    redis = aioredis.Redis.from_url(redis_url)
+
+    async def get(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        return await redis.get(request) or b""
+
+    handler = grpc.method_handlers_generic_handler(
+        "bench.RedisEcho",
+        {
+            "Get": grpc.unary_unary_rpc_method_handler(
+                get, request_deserializer=_identity, response_serializer=_identity
+            )
+        },
+    )
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    health_pb2_grpc.add_HealthServicer_to_server(health.aio.HealthServicer(), server)
+    server.add_insecure_port(listen)
+    await server.start()
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    await stop.wait()
+    await server.stop(1)
+    await redis.aclose()
+
+
+def main() -> None:
+    """Entry point: python -m benchmarks.redis_echo_server --redis-url URL --listen HOST:PORT."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--listen", required=True)
+    parser.add_argument("--redis-url", required=True)
+    args = parser.parse_args()
+    asyncio.run(serve(args.listen, args.redis_url))
+
+
+if __name__ == "__main__":
+    main()
