@@ -16,7 +16,9 @@ Static tokens come from a JSON file (`serve --auth-tokens FILE`):
                  "namespaces": ["team-a/"], "permissions": ["read", "write"]}]}
 
 `"token_sha256": "<hex>"` may replace `"token"` so the file need not hold the secret itself.
-Tokens are kept only as SHA-256 digests in memory and compared in constant time.
+Tokens are kept only as SHA-256 digests in memory and compared in constant time. The file is
+re-read when it changes (checked at most every `auth_reload_seconds`, as calls come in), so
+tokens are added and revoked without a restart, e.g. by updating a Kubernetes Secret.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ import hmac
 import ipaddress
 import json
 import logging
+import os
 import re
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -206,6 +210,63 @@ def _entry_digest(item: dict[str, Any]) -> bytes:
     return raw
 
 
+class TokenFile:
+    """The token file's table, re-read when the file changes.
+
+    A change is noticed at most `reload_seconds` after it happened (0: never re-read), on the
+    next call: one stat() per interval, no background task. A file that has become unreadable
+    or invalid keeps the last good table in force and logs an error naming the fault: locking
+    every agent out over a typo would be worse, and the old tokens were valid a moment ago.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        reload_seconds: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.path = path
+        self._reload_seconds = reload_seconds
+        self._clock = clock
+        self._version = _file_version(path)
+        self.table = TokenTable.load(path)
+        self._next_check = clock() + reload_seconds
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def lookup(self, token: str) -> Grant | None:
+        """The grant of `token` in the current table, or None."""
+        if self._reload_seconds > 0 and self._clock() >= self._next_check:
+            self.refresh()
+        return self.table.lookup(token)
+
+    def refresh(self) -> bool:
+        """Re-read the file if it changed since the last read; True if a new table is in force."""
+        self._next_check = self._clock() + self._reload_seconds
+        version = _file_version(self.path)
+        if version == self._version:
+            return False
+        self._version = version
+        try:
+            table = TokenTable.load(self.path)
+        except ConfigError as exc:
+            log.error("auth tokens NOT reloaded, the previous ones stay in force: %s", exc)
+            return False
+        self.table = table
+        log.info("auth tokens reloaded from %s: %d token(s)", self.path, len(table))
+        return True
+
+
+def _file_version(path: Path) -> tuple[int, int, int] | None:
+    # Follows symlinks: a Kubernetes Secret volume swaps a symlink to a new folder on update.
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
 class TokenVerifier(Protocol):
     """Turns a bearer token into a grant (JWT verification implements this)."""
 
@@ -217,7 +278,7 @@ class TokenVerifier(Protocol):
 class Authenticator:
     """Static tokens first, then (if configured) JWTs."""
 
-    def __init__(self, tokens: TokenTable | None, jwt: TokenVerifier | None) -> None:
+    def __init__(self, tokens: TokenTable | TokenFile | None, jwt: TokenVerifier | None) -> None:
         self._tokens = tokens
         self._jwt = jwt
 
@@ -235,7 +296,11 @@ class Authenticator:
     @classmethod
     def from_settings(cls, settings: Settings) -> Authenticator | None:
         """The configured authenticator, or None when auth is off."""
-        tokens = TokenTable.load(settings.auth_tokens) if settings.auth_tokens else None
+        tokens = (
+            TokenFile(settings.auth_tokens, settings.auth_reload_seconds)
+            if settings.auth_tokens
+            else None
+        )
         jwt = None
         if settings.jwt_key is not None:
             from .auth_jwt import JwtVerifier  # PyJWT is only needed when JWTs are used

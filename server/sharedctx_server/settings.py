@@ -88,6 +88,8 @@ class Settings:
     # Security (see sharedctx_server.auth and .tls). Without auth_tokens or jwt_key, every
     # caller may do everything, so `serve` only allows that on loopback unless `insecure`.
     auth_tokens: Path | None = None
+    # How often, at most, the token file is checked for changes (0 = read once at start).
+    auth_reload_seconds: float = 5.0
     insecure: bool = False
     # JWT bearer tokens: jwt_key is an HS256 secret file or an RS256/ES256 public key (PEM).
     jwt_key: Path | None = None
