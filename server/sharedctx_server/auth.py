@@ -15,7 +15,10 @@ Static tokens come from a JSON file (`serve --auth-tokens FILE`):
     {"tokens": [{"token": "...", "principal": "agent-a",
                  "namespaces": ["team-a/"], "permissions": ["read", "write"]}]}
 
-`"token_sha256": "<hex>"` may replace `"token"` so the file need not hold the secret itself.
+`"token_sha256": "<hex>"` may replace `"token"` so the file need not hold the secret itself, and
+with mTLS (`--tls-client-ca`) `"client_cert": "<name>"` grants a scope to callers whose verified
+client certificate has that subject common name or subject alternative name (DNS or URI, e.g. a
+SPIFFE id), so they need no bearer token.
 Tokens are kept only as SHA-256 digests in memory and compared in constant time. The file is
 re-read when it changes (checked at most every `auth_reload_seconds`, as calls come in), so
 tokens are added and revoked without a restart, e.g. by updating a Kubernetes Secret.
@@ -141,13 +144,29 @@ def digest(token: str) -> bytes:
 
 
 class TokenTable:
-    """Static bearer tokens, held as digests."""
+    """Static bearer tokens, held as digests, and client certificate names."""
 
-    def __init__(self, entries: Iterable[tuple[bytes, Grant]]) -> None:
+    def __init__(
+        self, entries: Iterable[tuple[bytes, Grant]], certs: dict[str, Grant] | None = None
+    ) -> None:
         self._entries = list(entries)
+        # Certificate names are not secrets (every peer sees them): a plain lookup is fine.
+        self.certs: dict[str, Grant] = dict(certs or {})
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._entries) + len(self.certs)
+
+    def current(self) -> TokenTable:
+        """This table (a TokenFile answers with its latest one)."""
+        return self
+
+    def lookup_cert(self, names: Sequence[str]) -> Grant | None:
+        """The grant of the first of a verified certificate's names that has one, or None."""
+        for name in names:
+            grant = self.certs.get(name)
+            if grant is not None:
+                return grant
+        return None
 
     def lookup(self, token: str) -> Grant | None:
         """The grant of `token`, or None; time does not depend on which entry (if any) matches."""
@@ -174,29 +193,40 @@ class TokenTable:
                 f'the auth token file {path} must hold {{"tokens": [...]}} with at least one token'
             )
         entries: list[tuple[bytes, Grant]] = []
+        certs: dict[str, Grant] = {}
         seen: set[bytes] = set()
         for i, item in enumerate(items):
             where = f"{path}: tokens[{i}]"
             if not isinstance(item, dict):
                 raise ConfigError(f"{where} must be an object")
             try:
-                token_digest = _entry_digest(item)
+                credential = _entry_credential(item)
                 grant = Grant.parse(
                     item.get("principal"), item.get("namespaces"), item.get("permissions")
                 )
             except ValueError as exc:
                 raise ConfigError(f"{where}: {exc}") from None
-            if token_digest in seen:
+            if isinstance(credential, str):
+                if credential in certs:
+                    raise ConfigError(f"{where}: client_cert {credential!r} appears twice")
+                certs[credential] = grant
+                continue
+            if credential in seen:
                 raise ConfigError(f"{where}: the same token appears twice")
-            seen.add(token_digest)
-            entries.append((token_digest, grant))
-        return cls(entries)
+            seen.add(credential)
+            entries.append((credential, grant))
+        return cls(entries, certs)
 
 
-def _entry_digest(item: dict[str, Any]) -> bytes:
-    token, hashed = item.get("token"), item.get("token_sha256")
-    if (token is None) == (hashed is None):
-        raise ValueError('give exactly one of "token" or "token_sha256"')
+def _entry_credential(item: dict[str, Any]) -> bytes | str:
+    """A token's digest (bytes), or a client certificate name (str)."""
+    token, hashed, cert = item.get("token"), item.get("token_sha256"), item.get("client_cert")
+    if sum(v is not None for v in (token, hashed, cert)) != 1:
+        raise ValueError('give exactly one of "token", "token_sha256" or "client_cert"')
+    if cert is not None:
+        if not isinstance(cert, str) or not cert.strip():
+            raise ValueError("client_cert must be a certificate's common name or SAN")
+        return cert
     if token is not None:
         if not isinstance(token, str) or len(token) < _MIN_TOKEN_CHARS:
             raise ValueError(f"token must be a string of at least {_MIN_TOKEN_CHARS} characters")
@@ -235,11 +265,15 @@ class TokenFile:
     def __len__(self) -> int:
         return len(self.table)
 
-    def lookup(self, token: str) -> Grant | None:
-        """The grant of `token` in the current table, or None."""
+    def current(self) -> TokenTable:
+        """The table in force, after re-reading the file if it is time to check it."""
         if self._reload_seconds > 0 and self._clock() >= self._next_check:
             self.refresh()
-        return self.table.lookup(token)
+        return self.table
+
+    def lookup(self, token: str) -> Grant | None:
+        """The grant of `token` in the current table, or None."""
+        return self.current().lookup(token)
 
     def refresh(self) -> bool:
         """Re-read the file if it changed since the last read; True if a new table is in force."""
@@ -282,11 +316,23 @@ class Authenticator:
         self._tokens = tokens
         self._jwt = jwt
 
-    def authenticate(self, metadata: Sequence[tuple[str, Any]] | None) -> Grant:
-        """The caller's grant from its `authorization` metadata, or Unauthenticated."""
+    def authenticate(
+        self, metadata: Sequence[tuple[str, Any]] | None, cert_names: Sequence[str] = ()
+    ) -> Grant:
+        """The caller's grant from its `authorization` metadata or, when it sends none, from
+        its verified client certificate's names; else Unauthenticated."""
+        table = self._tokens.current() if self._tokens is not None else None
+        if table is not None and table.certs and cert_names and not _has_authorization(metadata):
+            grant = table.lookup_cert(cert_names)
+            if grant is not None:
+                return grant
+            raise Unauthenticated(
+                f"client certificate {cert_names[0]!r} has no client_cert entry in the token "
+                "file, and no 'authorization: Bearer <token>' metadata was sent"
+            )
         token = bearer_token(metadata)
-        if self._tokens is not None:
-            grant = self._tokens.lookup(token)
+        if table is not None:
+            grant = table.lookup(token)
             if grant is not None:
                 return grant
         if self._jwt is not None and token.count(".") == 2:
@@ -310,12 +356,21 @@ class Authenticator:
             raise ConfigError("--jwt-issuer/--jwt-audience need --jwt-key (secret or public key)")
         if tokens is None and jwt is None:
             return None
+        if tokens is not None and tokens.current().certs and settings.tls_client_ca is None:
+            raise ConfigError(
+                f"{settings.auth_tokens} grants client_cert entries, but client certificates "
+                "are only verified with --tls-client-ca (and --tls-cert/--tls-key)"
+            )
         log.info(
             "auth on: %d static token(s)%s",
             len(tokens or ()),
             f", JWTs from issuer {settings.jwt_issuer!r}" if jwt else "",
         )
         return cls(tokens, jwt)
+
+
+def _has_authorization(metadata: Sequence[tuple[str, Any]] | None) -> bool:
+    return any(k == "authorization" for k, _ in metadata or ())
 
 
 def bearer_token(metadata: Sequence[tuple[str, Any]] | None) -> str:

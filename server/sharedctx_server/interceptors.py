@@ -183,6 +183,16 @@ class DecodeGuard(WrappingInterceptor):
         return wrap_handler(handler, check, _safe(handler.request_deserializer), requests)
 
 
+def peer_cert_names(context: grpc.aio.ServicerContext) -> list[str]:
+    """The subject CN and SANs of the caller's client certificate; [] without one.
+
+    gRPC fills these only for a certificate that passed verification against --tls-client-ca.
+    """
+    auth = context.auth_context()
+    names = [*auth.get("x509_common_name", ()), *auth.get("x509_subject_alternative_name", ())]
+    return [n.decode("utf-8", "replace") if isinstance(n, bytes) else str(n) for n in names]
+
+
 class AuthInterceptor(WrappingInterceptor):
     """Authenticates every call and authorises it against the request's `namespace`.
 
@@ -207,7 +217,9 @@ class AuthInterceptor(WrappingInterceptor):
         async def check(request: Any, context: grpc.aio.ServicerContext) -> None:
             namespace = getattr(request, "namespace", None)
             try:
-                grant = self._auth.authenticate(context.invocation_metadata())
+                grant = self._auth.authenticate(
+                    context.invocation_metadata(), peer_cert_names(context)
+                )
                 grant.require(namespace if isinstance(namespace, str) else None, permission, method)
             except (Unauthenticated, PermissionDenied) as exc:
                 log.info("refused %s: %s", method, exc)

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import grpc
 import pytest
 from sharedctx import AsyncClient, UnavailableError
 from sharedctx.cli import main
+from sharedctx.errors import PermissionDeniedError, UnauthenticatedError
 from sharedctx_server.errors import ConfigError
 from sharedctx_server.settings import Settings
 from sharedctx_server.tls import server_credentials
 from sharedctx_server.tokens import TokenCounter
 
 from ..support.servers import serving
-from .certs import Issued, Pki
-from .conftest import WRITER
+from .certs import CertificateAuthority, Issued, Pki
+from .conftest import READER, WRITER
 
 NS = "team-a/session-42"
 
@@ -104,3 +107,59 @@ def test_half_configured_tls_is_a_config_error(pki: Pki, tmp_path: Path) -> None
         server_credentials(Settings(tls_cert=not_pem, tls_key=pki.server.key))
     with pytest.raises(ConfigError, match="cannot read the TLS private key"):
         server_credentials(Settings(tls_cert=pki.server.cert, tls_key=tmp_path / "absent.key"))
+
+
+def cert_grants(token_file: Path) -> Path:
+    """The standard token file plus a scope for the client certificate named "agent-a"."""
+    data = json.loads(token_file.read_text())
+    data["tokens"].append(
+        {"client_cert": "agent-a", "principal": "agent-a-by-cert", "namespaces": ["team-a/"],
+         "permissions": ["read", "write"]}
+    )  # fmt: skip
+    token_file.write_text(json.dumps(data))
+    return token_file
+
+
+async def test_a_client_certificate_named_in_the_token_file_gets_its_scope_without_a_token(
+    settings: Settings, token_counter: TokenCounter, pki: Pki, token_file: Path
+) -> None:
+    mtls = {"tls_cert": pki.server.cert, "tls_key": pki.server.key, "tls_client_ca": pki.ca}
+    auth = {"auth_tokens": cert_grants(token_file)}
+    async with serving(settings, token_counter, **mtls, **auth) as (running, _):
+        async with tls_client(running.port, pki.ca, pki.client) as agent:
+            await agent.put(NS, "k", "by certificate")
+            assert (await agent.get(NS, "k", full=True)).content == "by certificate"
+            with pytest.raises(PermissionDeniedError, match="agent-a-by-cert"):
+                await agent.put("team-b/x", "k", "outside the granted prefix")
+        # A bearer token, when sent, decides: READER may not write even with the certificate.
+        async with tls_client(running.port, pki.ca, pki.client, token=READER) as reader:
+            with pytest.raises(PermissionDeniedError, match="auditor"):
+                await reader.put(NS, "k2", "refused")
+
+
+async def test_a_verified_certificate_without_an_entry_or_token_is_unauthenticated(
+    settings: Settings, token_counter: TokenCounter, pki: Pki, token_file: Path, tmp_path: Path
+) -> None:
+    other = CertificateAuthority(tmp_path / "pki", "ca-two")
+    nameless = other.issue("agent-z", server=False)
+    ca_bundle = tmp_path / "bundle.pem"
+    ca_bundle.write_bytes(pki.ca.read_bytes() + other.cert.read_bytes())
+    mtls = {"tls_cert": pki.server.cert, "tls_key": pki.server.key, "tls_client_ca": ca_bundle}
+    async with serving(
+        settings, token_counter, **mtls, auth_tokens=cert_grants(token_file)
+    ) as (running, _):
+        async with tls_client(running.port, pki.ca, nameless) as stranger:
+            with pytest.raises(UnauthenticatedError, match="'agent-z' has no client_cert entry"):
+                await stranger.put(NS, "k", "refused")
+        async with tls_client(running.port, pki.ca, nameless, token=WRITER) as with_token:
+            await with_token.put(NS, "k", "the token decides")
+
+
+def test_client_cert_entries_need_client_certificate_verification(
+    pki: Pki, token_file: Path
+) -> None:
+    from sharedctx_server.auth import Authenticator
+
+    settings = Settings(tls_cert=pki.server.cert, tls_key=pki.server.key)
+    with pytest.raises(ConfigError, match="--tls-client-ca"):
+        Authenticator.from_settings(replace(settings, auth_tokens=cert_grants(token_file)))
