@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+from collections.abc import Awaitable, Callable
 
 import grpc
 from grpc_health.v1 import health, health_pb2_grpc
@@ -27,17 +28,18 @@ def request_for(reply_bytes: int, request_bytes: int) -> bytes:
     return reply_bytes.to_bytes(4, "big") + b"r" * max(0, request_bytes - 4)
 
 
-async def serve(listen: str) -> None:
-    """Serve until SIGTERM."""
+Behaviour = Callable[[bytes, grpc.aio.ServicerContext], Awaitable[bytes]]
 
-    async def echo(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
-        return b"x" * int.from_bytes(request[:4], "big")
 
+async def serve_bytes_method(listen: str, method: str, behaviour: Behaviour) -> None:
+    """Serve one unary method on raw bytes (full name `/service/Method`), and the health
+    service, on `listen` until SIGTERM."""
+    service, name = method.strip("/").split("/")
     handler = grpc.method_handlers_generic_handler(
-        "bench.Echo",
+        service,
         {
-            "Echo": grpc.unary_unary_rpc_method_handler(
-                echo, request_deserializer=_identity, response_serializer=_identity
+            name: grpc.unary_unary_rpc_method_handler(
+                behaviour, request_deserializer=_identity, response_serializer=_identity
             )
         },
     )
@@ -50,6 +52,15 @@ async def serve(listen: str) -> None:
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     await stop.wait()
     await server.stop(1)
+
+
+async def serve(listen: str) -> None:
+    """Serve the echo until SIGTERM."""
+
+    async def echo(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        return b"x" * int.from_bytes(request[:4], "big")
+
+    await serve_bytes_method(listen, ECHO_METHOD, echo)
 
 
 def main() -> None:

@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 
 import grpc
 import redis.asyncio as aioredis
-from grpc_health.v1 import health, health_pb2_grpc
+
+from .echo_server import serve_bytes_method
 
 GET_METHOD = "/bench.RedisEcho/Get"
-
-
-def _identity(data: bytes) -> bytes:
-    return data
 
 
 async def serve(listen: str, redis_url: str) -> None:
@@ -30,24 +26,10 @@ async def serve(listen: str, redis_url: str) -> None:
     async def get(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
         return await redis.get(request) or b""
 
-    handler = grpc.method_handlers_generic_handler(
-        "bench.RedisEcho",
-        {
-            "Get": grpc.unary_unary_rpc_method_handler(
-                get, request_deserializer=_identity, response_serializer=_identity
-            )
-        },
-    )
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((handler,))
-    health_pb2_grpc.add_HealthServicer_to_server(health.aio.HealthServicer(), server)
-    server.add_insecure_port(listen)
-    await server.start()
-    stop = asyncio.Event()
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    await stop.wait()
-    await server.stop(1)
-    await redis.aclose()
+    try:
+        await serve_bytes_method(listen, GET_METHOD, get)
+    finally:
+        await redis.aclose()
 
 
 def main() -> None:

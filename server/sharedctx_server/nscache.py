@@ -1,10 +1,11 @@
 """Per-namespace Fit arrays kept in memory and current from the namespace's change log.
 
 A Fit first asks the change log for records after the position its state reflects (one
-Redis command, which also reads Redis's clock): in steady state that is the only round trip,
-whatever the namespace's size. Records name the keys that changed; those entries (and their
-vectors) are fetched and applied. A gap in the namespace versions means the capped log was
-trimmed past this replica's position: the state is reloaded from the entries themselves.
+XRANGE; Redis's clock comes from the store's sampled offset, see redis_clock.py): in steady
+state that is the only Redis command, whatever the namespace's size. Records name the keys
+that changed; those entries (and their vectors) are fetched and applied. A gap in the
+namespace versions means the capped log was trimmed past this replica's position: the state
+is reloaded from the entries themselves.
 
 Read-your-writes across replicas: a Put is acknowledged only after its atomic script
 appended its change-log record, so a Fit that starts later reads that record here.

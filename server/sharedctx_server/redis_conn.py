@@ -29,6 +29,11 @@ def connect(url: str, settings: Settings) -> Any:
     return Redis.from_url(url, **common)
 
 
+def is_cluster(redis: Any) -> bool:
+    """True for a Redis Cluster client."""
+    return isinstance(redis, RedisCluster)
+
+
 async def ping(redis: Any) -> bool:
     """PING; on a cluster, every master must answer (a cluster client's own PING asks one node,
     which would keep the server ready while the masters holding other namespaces are down)."""

@@ -11,7 +11,7 @@ from redis.exceptions import NoScriptError
 
 # Scripts that write a namespace get lib.lua's helpers prepended (Redis has no script includes).
 _WITH_LIB = ("put_many", "delete", "clear_chunk", "sweep", "set_embeddings")
-_PLAIN = ("get_many", "keys_page", "emb_missing", "changes")
+_PLAIN = ("get_many", "keys_page", "emb_missing")
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,6 @@ class Scripts:
     get_many: Script
     keys_page: Script
     emb_missing: Script
-    changes: Script
 
     @classmethod
     def load(cls) -> Scripts:

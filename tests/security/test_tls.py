@@ -145,9 +145,10 @@ async def test_a_verified_certificate_without_an_entry_or_token_is_unauthenticat
     ca_bundle = tmp_path / "bundle.pem"
     ca_bundle.write_bytes(pki.ca.read_bytes() + other.cert.read_bytes())
     mtls = {"tls_cert": pki.server.cert, "tls_key": pki.server.key, "tls_client_ca": ca_bundle}
-    async with serving(
-        settings, token_counter, **mtls, auth_tokens=cert_grants(token_file)
-    ) as (running, _):
+    async with serving(settings, token_counter, **mtls, auth_tokens=cert_grants(token_file)) as (
+        running,
+        _,
+    ):
         async with tls_client(running.port, pki.ca, nameless) as stranger:
             with pytest.raises(UnauthenticatedError, match="'agent-z' has no client_cert entry"):
                 await stranger.put(NS, "k", "refused")

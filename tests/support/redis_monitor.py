@@ -1,4 +1,4 @@
-"""Count the commands clients send to Redis (MONITOR), leaving out what scripts run inside."""
+"""Count the commands clients send to Redis (MONITOR), and optionally what scripts run inside."""
 
 from __future__ import annotations
 
@@ -11,9 +11,12 @@ import redis
 
 
 @contextmanager
-def client_commands(url: str, mentioning: str = "") -> Iterator[list[str]]:
+def client_commands(
+    url: str, mentioning: str = "", include_scripts: bool = False
+) -> Iterator[list[str]]:
     """Collect the names of commands clients send while the block runs (PINGs left out);
-    with `mentioning`, only commands whose arguments contain that text (e.g. a hash tag)."""
+    with `mentioning`, only commands whose arguments contain that text (e.g. a hash tag); with
+    `include_scripts`, also the commands scripts run (as Redis's command statistics count)."""
     seen: list[str] = []
     conn = redis.Redis.from_url(url)
     ready = threading.Event()
@@ -25,7 +28,7 @@ def client_commands(url: str, mentioning: str = "") -> Iterator[list[str]]:
             for event in monitor.listen():
                 if done.is_set():
                     return
-                if event.get("client_type") == "lua":
+                if event.get("client_type") == "lua" and not include_scripts:
                     continue
                 name = event["command"].split(" ", 1)[0].lower()
                 if mentioning and mentioning not in event["command"]:
