@@ -43,8 +43,7 @@ class RedisClock:
     def fresh(self) -> bool:
         """True when a sample younger than the maximum age exists."""
         return (
-            self._sampled_at is not None
-            and self._monotonic() - self._sampled_at <= self._max_age
+            self._sampled_at is not None and self._monotonic() - self._sampled_at <= self._max_age
         )
 
     def now_ms(self) -> int:
