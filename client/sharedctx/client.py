@@ -66,6 +66,19 @@ class _Requests:
         return req
 
 
+def _open_channel(
+    api: Any,
+    target: str,
+    credentials: grpc.ChannelCredentials | None,
+    options: Sequence[tuple[str, Any]],
+) -> Any:
+    """A channel from `api` (the `grpc` module, or `grpc.aio`: same two constructors)."""
+    opts = _channel_options(options)
+    if credentials is not None:
+        return api.secure_channel(target, credentials, opts)
+    return api.insecure_channel(target, opts)
+
+
 class Client:
     """Blocking client. Use as a context manager, or call close()."""
 
@@ -79,12 +92,7 @@ class Client:
         credentials: grpc.ChannelCredentials | None = None,
         options: Sequence[tuple[str, Any]] = (),
     ) -> None:
-        opts = _channel_options(options)
-        self._channel = (
-            grpc.secure_channel(target, credentials, opts)
-            if credentials is not None
-            else grpc.insecure_channel(target, opts)
-        )
+        self._channel = _open_channel(grpc, target, credentials, options)
         self._stub = pb_grpc.SharedContextStub(self._channel)  # type: ignore[no-untyped-call]
         self._timeout, self._retries, self._metadata = timeout, retries, _auth_metadata(token)
 
@@ -245,12 +253,7 @@ class AsyncClient:
         credentials: grpc.ChannelCredentials | None = None,
         options: Sequence[tuple[str, Any]] = (),
     ) -> None:
-        opts = _channel_options(options)
-        self._channel = (
-            grpc.aio.secure_channel(target, credentials, opts)
-            if credentials is not None
-            else grpc.aio.insecure_channel(target, opts)
-        )
+        self._channel = _open_channel(grpc.aio, target, credentials, options)
         self._stub = pb_grpc.SharedContextStub(self._channel)  # type: ignore[no-untyped-call]
         self._timeout, self._retries, self._metadata = timeout, retries, _auth_metadata(token)
 
