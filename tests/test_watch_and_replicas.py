@@ -14,7 +14,7 @@ from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
 
 from .support.redis_servers import free_port
-from .support.servers import serving
+from .support.servers import serving, wait_up
 
 NS = "team-a/watch"
 
@@ -142,15 +142,3 @@ async def test_fit_on_one_server_process_sees_a_put_acknowledged_by_another(
             proc.terminate()
         for proc in procs:
             proc.wait(20)
-
-
-async def wait_up(client: AsyncClient, timeout: float = 90) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        try:
-            await client.stats(NS)
-            return
-        except SharedCtxError:
-            if asyncio.get_running_loop().time() > deadline:
-                raise
-            await asyncio.sleep(0.2)

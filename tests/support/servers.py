@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
-from sharedctx import AsyncClient
+from sharedctx import AsyncClient, SharedCtxError
 from sharedctx_server.server import RunningServer, start
 from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
@@ -26,3 +27,16 @@ async def serving(
             yield running, client
     finally:
         await running.stop(0.5)
+
+
+async def wait_up(client: AsyncClient, namespace: str = "team-a/up", timeout: float = 90) -> None:
+    """Wait until a server started in another process answers (Stats on `namespace`)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        try:
+            await client.stats(namespace)
+            return
+        except SharedCtxError:
+            if asyncio.get_running_loop().time() > deadline:
+                raise
+            await asyncio.sleep(0.2)
