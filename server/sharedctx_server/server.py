@@ -183,6 +183,7 @@ async def _start_serving(
         max_batch=settings.embed_batch,
         max_wait_ms=settings.embed_wait_ms,
         max_queued=settings.embed_queue,
+        max_run_ms=settings.embed_run_ms,
     )
     batcher.start()
     embeddings = EntryEmbeddings(store, batcher)

@@ -82,6 +82,9 @@ class Settings:
     embed_batch: int = 32
     embed_wait_ms: float = 2.0
     embed_queue: int = 1024
+    # Longest model run the batcher forms (ms of measured work): bounds how long a Fit's query
+    # waits behind Put texts already running.
+    embed_run_ms: float = 50.0
     query_cache_entries: int = 4096
     # Namespace cache for Fit: most entries held in memory across namespaces.
     cache_max_entries: int = 1_000_000

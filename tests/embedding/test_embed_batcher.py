@@ -100,6 +100,34 @@ async def test_urgent_requests_overtake_queued_ones(counting: Any) -> None:
     assert counting.seen == [["running"], ["query"], ["put 0"], ["put 1"]]
 
 
+async def test_a_run_of_queries_carries_no_other_texts(counting: Any) -> None:
+    # Filling the query's run with queued Put texts would make the query wait for them too.
+    counting.gate = threading.Event()
+    async with MicroBatcher(counting, max_batch=32, max_run_ms=1e9) as batcher:
+        running = asyncio.create_task(batcher.embed(["running"]))
+        await wait_until_running(counting)
+        puts = [asyncio.create_task(batcher.embed([f"put {i}"])) for i in range(2)]
+        await asyncio.sleep(0)
+        query = asyncio.create_task(batcher.embed(["query"], urgent=True))
+        await asyncio.sleep(0)
+        counting.gate.set()
+        await asyncio.gather(running, query, *puts)
+    assert counting.seen == [["running"], ["query"], ["put 0", "put 1"]]
+
+
+async def test_runs_are_cut_to_max_run_ms_of_measured_work(counting: Any) -> None:
+    texts = [sentence(i) for i in range(12)]
+    # However fast the model, one text takes more than a microsecond: one text per run.
+    async with MicroBatcher(counting, max_batch=32, max_wait_ms=5, max_run_ms=1e-3) as batcher:
+        await asyncio.gather(*(batcher.embed([t]) for t in texts))
+    assert counting.calls == [1] * len(texts)
+    counting.calls.clear()
+    # With room for minutes of work, concurrent callers share runs up to max_batch.
+    async with MicroBatcher(counting, max_batch=32, max_wait_ms=5, max_run_ms=1e9) as batcher:
+        await asyncio.gather(*(batcher.embed([t]) for t in texts))
+    assert max(counting.calls) > 1
+
+
 async def test_a_request_bigger_than_the_queue_is_refused(counting: Any) -> None:
     async with MicroBatcher(counting, max_queued=2) as batcher:
         with pytest.raises(LimitExceeded, match="at most 2") as excinfo:
@@ -129,7 +157,7 @@ async def test_a_cancelled_queued_caller_leaves_the_others_alone(counting: Any) 
 
 async def test_a_caller_cancelled_mid_batch_does_not_break_the_batch(counting: Any) -> None:
     counting.gate = threading.Event()
-    async with MicroBatcher(counting, max_batch=8, max_wait_ms=0) as batcher:
+    async with MicroBatcher(counting, max_batch=8, max_wait_ms=0, max_run_ms=1e9) as batcher:
         callers = [asyncio.create_task(batcher.embed([sentence(i)])) for i in range(4)]
         await wait_until_running(counting)
         callers[1].cancel()

@@ -5,7 +5,11 @@ single-thread executor (onnxruntime then uses its own thread pool, and the event
 serving other RPCs), and hands each caller its rows.
 
 Queries (`urgent=True`, as QueryCache sends them) wait in a lane of their own that is served
-first: an agent's Fit is not held behind a backlog of PutMany texts.
+first: an agent's Fit is not held behind a backlog of PutMany texts. Nor behind one big batch:
+each model run is cut to about `max_run_ms` of work (texts x the measured seconds per text), so
+a query waits at most for the run in progress, not for 32 long texts (about half a second on 2
+cores). Runs that short cost no throughput: a run's own overhead is a thread hop (~0.1 ms), and
+the default model embeds one text per onnxruntime call anyway.
 
 When a batch is formed: the worker takes what is queued, and waits up to `max_wait_ms` for more
 only while callers are arriving concurrently (the current or the previous batch held more than
@@ -30,7 +34,7 @@ from sharedctx_server.embedding.embedder import Encoder
 from sharedctx_server.errors import LimitExceeded, Unavailable
 
 QUEUE_LIMIT = "embed_queue"
-# Retry hint before any batch has been timed: about one short text on a small CPU.
+# Retry hint and run size before any batch has been timed: about one short text on a small CPU.
 _INITIAL_SECONDS_PER_TEXT = 0.02
 _MAX_RETRY_AFTER_S = 60.0
 
@@ -71,15 +75,19 @@ class MicroBatcher:
         max_batch: int = 32,
         max_wait_ms: float = 2.0,
         max_queued: int = 1024,
+        max_run_ms: float = 50.0,
         executor: Executor | None = None,
         history: int = 64,
     ) -> None:
-        if max_batch < 1 or max_queued < 1 or max_wait_ms < 0:
-            raise ValueError("max_batch and max_queued must be >= 1 and max_wait_ms >= 0")
+        if max_batch < 1 or max_queued < 1 or max_wait_ms < 0 or max_run_ms <= 0:
+            raise ValueError(
+                "max_batch and max_queued must be >= 1, max_wait_ms >= 0 and max_run_ms > 0"
+            )
         self._encoder = encoder
         self._max_batch = max_batch
         self._max_wait_s = max_wait_ms / 1000.0
         self._max_queued = max_queued
+        self._max_run_s = max_run_ms / 1000.0
         self._executor = executor
         self._owns_executor = executor is None
         self._queue: collections.deque[_Request] = collections.deque()
@@ -229,11 +237,12 @@ class MicroBatcher:
         # One turn of the loop lets callers already scheduled queue up behind the first.
         await asyncio.sleep(0)
         batch: list[_Request] = []
-        size = self._take(batch, 0)
-        if size < self._max_batch and max(len(batch), self._prev_requests) > 1:
+        limit = self._run_limit()
+        size = self._take(batch, 0, limit)
+        if size < limit and max(len(batch), self._prev_requests) > 1:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self._max_wait_s
-            while size < self._max_batch and not self._closed:
+            while size < limit and not self._closed:
                 remaining = deadline - loop.time()
                 if remaining <= 0:
                     break
@@ -243,15 +252,24 @@ class MicroBatcher:
                         await asyncio.wait_for(self._wakeup.wait(), remaining)
                     except asyncio.TimeoutError:
                         break
-                size = self._take(batch, size)
+                size = self._take(batch, size, limit)
         self._prev_requests = len(batch)
         return batch
 
-    def _take(self, batch: list[_Request], size: int) -> int:
-        # Whole requests only; one larger than max_batch still runs, alone.
+    def _run_limit(self) -> int:
+        """Texts in the next run: max_batch, or fewer when they would take over max_run_ms."""
+        per_text = self._seconds_per_text or _INITIAL_SECONDS_PER_TEXT
+        return max(1, min(self._max_batch, int(self._max_run_s / per_text)))
+
+    def _take(self, batch: list[_Request], size: int, limit: int) -> int:
+        # Whole requests only; one larger than the limit still runs, alone. A run that starts
+        # with queries takes only queries: filling it up with other texts would make them wait
+        # for those too.
         while self._urgent or self._queue:
+            if batch and batch[0].urgent and not self._urgent:
+                break
             head = (self._urgent or self._queue)[0]
-            if batch and size + len(head.texts) > self._max_batch:
+            if batch and size + len(head.texts) > limit:
                 break
             batch.append(self._dequeue())
             size += len(head.texts)
