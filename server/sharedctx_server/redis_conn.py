@@ -7,7 +7,7 @@ from typing import Any
 from redis.asyncio import Redis, RedisCluster
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.retry import Retry
+from redis.asyncio.retry import Retry
 
 from .settings import Settings
 
