@@ -1,13 +1,26 @@
-"""Build the Redis client from settings: one place that knows URLs, timeouts and retries."""
+"""Build the Redis client from settings: one place that knows URLs, timeouts and retries.
+
+Retries, and why there are (almost) none on a single Redis: writes are Lua scripts that are not
+idempotent (a Put bumps the version; a compare-and-set Put repeated after it succeeded would
+report a conflict), and a command whose connection dies after sending it may or may not have
+run. So the server never re-sends a command blindly; the client retries the RPCs that are
+idempotent. What a Redis restart leaves behind, pooled connections to the old process, is
+caught before anything is sent on them: the pool checks a connection for EOF when handing it
+out and reconnects. redis-py skips that check while "maintenance notifications" (a Redis
+Enterprise push feature, unused here) are in their default "auto" mode, so they are turned off.
+A Redis Cluster client keeps redis-py's retries: it needs them to follow failovers and slot
+moves.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from redis.asyncio import Redis, RedisCluster
-from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff, NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.maint_notifications import MaintNotificationsConfig
 
 from .settings import Settings
 
@@ -17,16 +30,18 @@ def connect(url: str, settings: Settings) -> Any:
     common: dict[str, Any] = {
         "socket_timeout": settings.redis_timeout_seconds,
         "socket_connect_timeout": min(settings.redis_timeout_seconds, 2.0),
-        # One quick retry on a broken connection: after a Redis restart, pooled connections are
-        # dead; the retry reconnects so the first calls after the restart do not fail.
-        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=3),
-        "retry_on_error": [RedisConnectionError],
+        "maint_notifications_config": MaintNotificationsConfig(enabled=False),
         "health_check_interval": 10,
     }
     if settings.redis_cluster or url.startswith(("redis+cluster://", "rediss+cluster://")):
         url = url.replace("+cluster", "", 1)
-        return RedisCluster.from_url(url, **common)
-    return Redis.from_url(url, **common)
+        return RedisCluster.from_url(
+            url,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=3),
+            retry_on_error=[RedisConnectionError],
+            **common,
+        )
+    return Redis.from_url(url, retry=Retry(NoBackoff(), retries=0), **common)
 
 
 def is_cluster(redis: Any) -> bool:
