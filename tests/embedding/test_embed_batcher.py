@@ -46,11 +46,65 @@ async def test_multi_text_requests_get_their_own_rows_in_order(embedder: Embedde
         np.testing.assert_allclose(rows, embedder.embed(request), atol=1e-5)
 
 
-async def test_a_request_larger_than_max_batch_runs_whole(counting: Any) -> None:
+async def test_a_request_larger_than_a_run_is_split_across_runs_in_order(
+    embedder: Embedder, counting: Any
+) -> None:
+    texts = [sentence(i) for i in range(5)]
     async with MicroBatcher(counting, max_batch=2, max_queued=16) as batcher:
-        rows = await batcher.embed([sentence(i) for i in range(5)])
+        rows = await batcher.embed(texts)
     assert rows.shape == (5, 384)
-    assert counting.calls == [5]
+    assert counting.calls == [2, 2, 1]
+    np.testing.assert_allclose(rows, embedder.embed(texts), atol=1e-5)
+
+
+async def test_a_query_waits_for_one_run_not_for_a_whole_put_many(counting: Any) -> None:
+    counting.gate = threading.Event()
+    async with MicroBatcher(counting, max_batch=2, max_queued=64) as batcher:
+        put_many = asyncio.create_task(batcher.embed([f"put {i}" for i in range(10)]))
+        await wait_until_running(counting)
+        query = asyncio.create_task(batcher.embed(["query"], urgent=True))
+        await asyncio.sleep(0)
+        counting.gate.set()
+        await asyncio.gather(put_many, query)
+    assert counting.seen[:2] == [["put 0", "put 1"], ["query"]]
+
+
+async def test_a_steady_stream_of_queries_does_not_starve_puts(counting: Any) -> None:
+    async with MicroBatcher(counting, max_batch=4, max_wait_ms=1) as batcher:
+        stop = asyncio.Event()
+
+        async def agent(name: str) -> None:
+            i = 0
+            while not stop.is_set():
+                await batcher.embed([f"{name} query {i}"], urgent=True)
+                i += 1
+
+        agents = [asyncio.create_task(agent(n)) for n in ("a", "b")]
+        await asyncio.sleep(0.05)
+        runs_before = len(counting.seen)
+        await asyncio.wait_for(batcher.embed(["the put"]), timeout=30)
+        stop.set()
+        await asyncio.gather(*agents)
+    put_run = next(i for i, run in enumerate(counting.seen) if "the put" in run)
+    # At most the run in progress and one queries-only run go first.
+    assert put_run - runs_before <= 2, counting.seen[runs_before - 1 : put_run + 1]
+
+
+async def test_a_cancelled_caller_gives_back_all_its_queued_pieces(counting: Any) -> None:
+    counting.gate = threading.Event()
+    async with MicroBatcher(counting, max_batch=2, max_queued=64) as batcher:
+        running = asyncio.create_task(batcher.embed(["running"]))
+        await wait_until_running(counting)
+        big = asyncio.create_task(batcher.embed([f"t{i}" for i in range(9)]))
+        await asyncio.sleep(0)
+        assert batcher.stats().queued_texts == 9
+        big.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await big
+        assert batcher.stats().queued_texts == 0
+        counting.gate.set()
+        await running
+    assert counting.seen == [["running"]]
 
 
 async def test_empty_request_needs_no_model_call(counting: Any) -> None:

@@ -6,10 +6,13 @@ serving other RPCs), and hands each caller its rows.
 
 Queries (`urgent=True`, as QueryCache sends them) wait in a lane of their own that is served
 first: an agent's Fit is not held behind a backlog of PutMany texts. Nor behind one big batch:
-each model run is cut to about `max_run_ms` of work (texts x the measured seconds per text), so
-a query waits at most for the run in progress, not for 32 long texts (about half a second on 2
+each model run is cut to about `max_run_ms` of work (texts x the measured seconds per text), and
+a request with more texts than that is queued as pieces that run one after another, so a query
+waits at most for the run in progress, not for 32 long texts or a whole PutMany (seconds on 2
 cores). Runs that short cost no throughput: a run's own overhead is a thread hop (~0.1 ms), and
-the default model embeds one text per onnxruntime call anyway.
+the default model embeds one text per onnxruntime call anyway. A run that starts with queries
+takes only queries, except right after such a run while other texts wait: then it fills up
+with those, so a steady stream of queries cannot starve Puts.
 
 When a batch is formed: the worker takes what is queued, and waits up to `max_wait_ms` for more
 only while callers are arriving concurrently (the current or the previous batch held more than
@@ -97,6 +100,7 @@ class MicroBatcher:
         self._worker: asyncio.Task[None] | None = None
         self._closed = False
         self._prev_requests = 0
+        self._last_run_queries_only = False
         self._batches = 0
         self._texts = 0
         self._requests = 0
@@ -179,19 +183,28 @@ class MicroBatcher:
                 f"waiting); retry in {retry_after:.2f}s",
                 retry_after_s=retry_after,
             )
-        request = _Request(list(texts), asyncio.get_running_loop().create_future(), urgent)
-        (self._urgent if urgent else self._queue).append(request)
+        loop = asyncio.get_running_loop()
+        size = self._run_limit()
+        pieces = [
+            _Request(list(texts[i : i + size]), loop.create_future(), urgent)
+            for i in range(0, n, size)
+        ]
+        (self._urgent if urgent else self._queue).extend(pieces)
         self._queued_texts += n
         self._requests += 1
         self._wakeup.set()
         try:
-            return await request.future
-        except asyncio.CancelledError:
-            # Give the slots back now, not when the worker would have reached it.
-            if request.queued:
-                (self._urgent if urgent else self._queue).remove(request)
-                self._dequeued(request)
+            rows = [await piece.future for piece in pieces]
+        except BaseException:
+            # Cancelled, or a piece failed: give the other pieces' slots back now, not when the
+            # worker would have reached them.
+            for piece in pieces:
+                if piece.queued:
+                    (self._urgent if urgent else self._queue).remove(piece)
+                    self._dequeued(piece)
+                piece.future.cancel()
             raise
+        return rows[0] if len(rows) == 1 else np.concatenate(rows)
 
     def stats(self) -> BatcherStats:
         """Return a snapshot of the counters."""
@@ -238,7 +251,9 @@ class MicroBatcher:
         await asyncio.sleep(0)
         batch: list[_Request] = []
         limit = self._run_limit()
-        size = self._take(batch, 0, limit)
+        # Right after a queries-only run, waiting texts may fill this one (no starvation).
+        queries_only = not self._last_run_queries_only or not self._queue
+        size = self._take(batch, 0, limit, queries_only)
         if size < limit and max(len(batch), self._prev_requests) > 1:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self._max_wait_s
@@ -252,8 +267,12 @@ class MicroBatcher:
                         await asyncio.wait_for(self._wakeup.wait(), remaining)
                     except asyncio.TimeoutError:
                         break
-                size = self._take(batch, size, limit)
+                taken = self._take(batch, size, limit, queries_only)
+                if taken == size:
+                    break  # what waits does not go into this run: run now rather than spin
+                size = taken
         self._prev_requests = len(batch)
+        self._last_run_queries_only = bool(batch) and all(r.urgent for r in batch)
         return batch
 
     def _run_limit(self) -> int:
@@ -261,12 +280,12 @@ class MicroBatcher:
         per_text = self._seconds_per_text or _INITIAL_SECONDS_PER_TEXT
         return max(1, min(self._max_batch, int(self._max_run_s / per_text)))
 
-    def _take(self, batch: list[_Request], size: int, limit: int) -> int:
-        # Whole requests only; one larger than the limit still runs, alone. A run that starts
-        # with queries takes only queries: filling it up with other texts would make them wait
-        # for those too.
+    def _take(self, batch: list[_Request], size: int, limit: int, queries_only: bool) -> int:
+        # Whole requests (pieces) only; one larger than the limit still runs, alone. A run that
+        # starts with queries takes only queries when `queries_only`: filling it up with other
+        # texts would make them wait for those too.
         while self._urgent or self._queue:
-            if batch and batch[0].urgent and not self._urgent:
+            if queries_only and batch and batch[0].urgent and not self._urgent:
                 break
             head = (self._urgent or self._queue)[0]
             if batch and size + len(head.texts) > limit:
