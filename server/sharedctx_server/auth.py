@@ -16,9 +16,11 @@ Static tokens come from a JSON file (`serve --auth-tokens FILE`):
                  "namespaces": ["team-a/"], "permissions": ["read", "write"]}]}
 
 `"token_sha256": "<hex>"` may replace `"token"` so the file need not hold the secret itself, and
-with mTLS (`--tls-client-ca`) `"client_cert": "<name>"` grants a scope to callers whose verified
-client certificate has that subject common name or subject alternative name (DNS or URI, e.g. a
-SPIFFE id), so they need no bearer token.
+with mTLS (`--tls-client-ca`) `"client_cert": "<type>:<name>"` grants a scope to callers whose
+verified client certificate carries that name, so they need no bearer token: `uri:` a URI SAN
+(e.g. a SPIFFE id), `dns:` a DNS SAN (case-insensitive), `cn:` the subject common name. The
+type is part of the match, so a CN or an email SAN never passes for a URI or DNS name. Every CA
+in --tls-client-ca is trusted alike: give each one names only it issues.
 Tokens are kept only as SHA-256 digests in memory and compared in constant time. The file is
 re-read when it changes (checked at most every `auth_reload_seconds`, as calls come in), so
 tokens are added and revoked without a restart, e.g. by updating a Kubernetes Secret.
@@ -161,12 +163,20 @@ class TokenTable:
         return self
 
     def lookup_cert(self, names: Sequence[str]) -> Grant | None:
-        """The grant of the first of a verified certificate's names that has one, or None."""
-        for name in names:
-            grant = self.certs.get(name)
-            if grant is not None:
-                return grant
-        return None
+        """The grant of a verified certificate's typed names (see `cert_name`), or None.
+
+        Unauthenticated when its names match entries of different principals: which scope was
+        meant cannot be told, so none is given.
+        """
+        typed = (cert_name(*n.split(":", 1)) for n in names if ":" in n)
+        grants = {self.certs[n] for n in typed if n in self.certs}
+        if len(grants) > 1:
+            principals = ", ".join(sorted(g.principal for g in grants))
+            raise Unauthenticated(
+                f"the client certificate's names match several client_cert entries "
+                f"({principals}); give each certificate names of one entry only"
+            )
+        return grants.pop() if grants else None
 
     def lookup(self, token: str) -> Grant | None:
         """The grant of `token`, or None; time does not depend on which entry (if any) matches."""
@@ -179,8 +189,12 @@ class TokenTable:
         return found
 
     @classmethod
-    def load(cls, path: Path) -> TokenTable:
-        """Read the JSON token file; ConfigError with the file and entry at fault."""
+    def load(cls, path: Path, allow_empty: bool = False) -> TokenTable:
+        """Read the JSON token file; ConfigError with the file and entry at fault.
+
+        At start an empty list is refused (auth on with nobody allowed in is a mistake more
+        often than a wish); a reload takes it, so that every token can be revoked at once.
+        """
         try:
             data = json.loads(path.read_text("utf-8"))
         except OSError as exc:
@@ -188,7 +202,7 @@ class TokenTable:
         except ValueError as exc:
             raise ConfigError(f"the auth token file {path} is not valid JSON: {exc}") from None
         items = data.get("tokens") if isinstance(data, dict) else None
-        if not isinstance(items, list) or not items:
+        if not isinstance(items, list) or (not items and not allow_empty):
             raise ConfigError(
                 f'the auth token file {path} must hold {{"tokens": [...]}} with at least one token'
             )
@@ -218,15 +232,33 @@ class TokenTable:
         return cls(entries, certs)
 
 
+# The client certificate names an entry can match, as gRPC reports them after verification.
+CERT_NAME_KINDS = {"uri": "peer_uri", "dns": "peer_dns", "cn": "x509_common_name"}
+_CERT_FORMS = (
+    'client_cert must be "uri:<URI SAN>", "dns:<DNS SAN>" or "cn:<subject common name>", '
+    'e.g. "uri:spiffe://example.org/agent-a"'
+)
+
+
+def cert_name(kind: str, name: str) -> str:
+    """The comparable form of a certificate name: `<kind>:<name>`, DNS names lower-cased."""
+    kind = kind.strip().lower()
+    name = name.strip()
+    return f"{kind}:{name.lower() if kind == 'dns' else name}"
+
+
 def _entry_credential(item: dict[str, Any]) -> bytes | str:
     """A token's digest (bytes), or a client certificate name (str)."""
     token, hashed, cert = item.get("token"), item.get("token_sha256"), item.get("client_cert")
     if sum(v is not None for v in (token, hashed, cert)) != 1:
         raise ValueError('give exactly one of "token", "token_sha256" or "client_cert"')
     if cert is not None:
-        if not isinstance(cert, str) or not cert.strip():
-            raise ValueError("client_cert must be a certificate's common name or SAN")
-        return cert
+        if not isinstance(cert, str):
+            raise ValueError(_CERT_FORMS)
+        kind, _, name = cert.strip().partition(":")
+        if kind.lower() not in CERT_NAME_KINDS or not name.strip():
+            raise ValueError(_CERT_FORMS)
+        return cert_name(kind, name)
     if token is not None:
         if not isinstance(token, str) or len(token) < _MIN_TOKEN_CHARS:
             raise ValueError(f"token must be a string of at least {_MIN_TOKEN_CHARS} characters")
@@ -245,8 +277,9 @@ class TokenFile:
 
     A change is noticed at most `reload_seconds` after it happened (0: never re-read), on the
     next call: one stat() per interval, no background task. A file that has become unreadable
-    or invalid keeps the last good table in force and logs an error naming the fault: locking
-    every agent out over a typo would be worse, and the old tokens were valid a moment ago.
+    or invalid keeps the last good table in force and logs an error naming the fault every
+    interval until it is fixed: locking every agent out over a typo would be worse, and the old
+    tokens were valid a moment ago. To revoke every token, write `{"tokens": []}`.
     """
 
     def __init__(
@@ -281,12 +314,14 @@ class TokenFile:
         version = _file_version(self.path)
         if version == self._version:
             return False
-        self._version = version
         try:
-            table = TokenTable.load(self.path)
+            table = TokenTable.load(self.path, allow_empty=True)
         except ConfigError as exc:
+            # The version stays the old one, so the next interval tries again: a transient
+            # failure (too many open files, a permission change in progress) heals by itself.
             log.error("auth tokens NOT reloaded, the previous ones stay in force: %s", exc)
             return False
+        self._version = version
         self.table = table
         log.info("auth tokens reloaded from %s: %d token(s)", self.path, len(table))
         return True

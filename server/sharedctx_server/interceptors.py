@@ -15,7 +15,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
-from .auth import OPEN_SERVICES, Authenticator, required_permission
+from .auth import CERT_NAME_KINDS, OPEN_SERVICES, Authenticator, cert_name, required_permission
 from .errors import InvalidArgument, PermissionDenied, Unauthenticated
 from .settings import Settings
 from .status import abort_with_error
@@ -184,13 +184,16 @@ class DecodeGuard(WrappingInterceptor):
 
 
 def peer_cert_names(context: grpc.aio.ServicerContext) -> list[str]:
-    """The subject CN and SANs of the caller's client certificate; [] without one.
-
-    gRPC fills these only for a certificate that passed verification against --tls-client-ca.
-    """
+    """The typed names (`uri:...`, `dns:...`, `cn:...`) of the caller's client certificate;
+    [] without one. gRPC fills these only for a certificate that passed verification against
+    --tls-client-ca."""
     auth = context.auth_context()
-    names = [*auth.get("x509_common_name", ()), *auth.get("x509_subject_alternative_name", ())]
-    return [n.decode("utf-8", "replace") if isinstance(n, bytes) else str(n) for n in names]
+    names = []
+    for kind, prop in CERT_NAME_KINDS.items():
+        for value in auth.get(prop, ()):
+            text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+            names.append(cert_name(kind, text))
+    return names
 
 
 class AuthInterceptor(WrappingInterceptor):

@@ -9,12 +9,20 @@ from typing import Any
 
 import pytest
 from sharedctx_server.auth import Authenticator, Grant, TokenTable
-from sharedctx_server.errors import ConfigError, PermissionDenied
+from sharedctx_server.errors import ConfigError, PermissionDenied, Unauthenticated
 from sharedctx_server.settings import Settings
 
 GOOD: dict[str, Any] = {
     "token": "t" * 20,
     "principal": "a",
+    "namespaces": ["team-a/"],
+    "permissions": ["read"],
+}
+
+
+CERT: dict[str, Any] = {
+    "client_cert": "dns:agent.example",
+    "principal": "agent-by-cert",
     "namespaces": ["team-a/"],
     "permissions": ["read"],
 }
@@ -44,6 +52,12 @@ BAD_FILES: list[tuple[str, Any, str]] = [
     ("permissions not a list", {"tokens": [{**GOOD, "permissions": "read"}]},
      "permissions must be"),
     ("duplicate token", {"tokens": [GOOD, {**GOOD, "principal": "b"}]}, "appears twice"),
+    ("untyped cert name", {"tokens": [{**CERT, "client_cert": "agent-a"}]}, '"uri:<URI SAN>"'),
+    ("unknown cert name type", {"tokens": [{**CERT, "client_cert": "email:a@b"}]}, "cn:"),
+    ("empty cert name", {"tokens": [{**CERT, "client_cert": "uri: "}]}, "uri:"),
+    ("token and cert", {"tokens": [{**CERT, "token": "t" * 20}]}, "exactly one"),
+    ("duplicate cert name", {"tokens": [CERT, {**CERT, "client_cert": "DNS:Agent.Example"}]},
+     "appears twice"),
 ]  # fmt: skip
 
 
@@ -105,3 +119,21 @@ def test_security_settings_come_from_the_environment() -> None:
     assert s.insecure is True
     assert s.tls_cert == Path("/tls/tls.crt")
     assert s.jwt_audience == "sharedctx"
+
+
+def test_certificate_names_match_by_type_and_dns_names_ignore_case(tmp_path: Path) -> None:
+    uri = {**CERT, "client_cert": "uri:spiffe://example.org/agent-a", "principal": "by-uri"}
+    table = TokenTable.load(write(tmp_path, {"tokens": [CERT, uri]}))
+    dns_grant = table.lookup_cert(["cn:someone", "dns:Agent.EXAMPLE"])
+    assert dns_grant is not None and dns_grant.principal == "agent-by-cert"
+    # A CN (or any other kind of name) with the same text is not the URI SAN.
+    assert table.lookup_cert(["cn:spiffe://example.org/agent-a"]) is None
+    uri_grant = table.lookup_cert(["uri:spiffe://example.org/agent-a"])
+    assert uri_grant is not None and uri_grant.principal == "by-uri"
+
+
+def test_a_certificate_matching_entries_of_two_principals_gets_neither(tmp_path: Path) -> None:
+    uri = {**CERT, "client_cert": "uri:spiffe://example.org/agent-a", "principal": "by-uri"}
+    table = TokenTable.load(write(tmp_path, {"tokens": [CERT, uri]}))
+    with pytest.raises(Unauthenticated, match="by-uri"):
+        table.lookup_cert(["uri:spiffe://example.org/agent-a", "dns:agent.example"])

@@ -110,3 +110,35 @@ def test_unchanged_file_is_not_re_read(token_file: Path) -> None:
     table = tokens.table
     assert tokens.refresh() is False
     assert tokens.table is table
+
+
+def test_a_failed_reload_is_retried_at_the_next_interval(
+    token_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sharedctx_server.auth import TokenTable
+    from sharedctx_server.errors import ConfigError
+
+    now = [0.0]
+    tokens = TokenFile(token_file, reload_seconds=1.0, clock=lambda: now[0])
+    write_tokens(token_file, rotated())
+    real_load = TokenTable.load
+
+    def too_many_open_files(path: Path, allow_empty: bool = False) -> TokenTable:
+        raise ConfigError(f"cannot read the auth token file {path}: Too many open files")
+
+    monkeypatch.setattr(TokenTable, "load", too_many_open_files)
+    now[0] += 1.5
+    assert tokens.lookup(NEW) is None  # the read failed: the old tokens stay in force
+    monkeypatch.setattr(TokenTable, "load", real_load)
+    now[0] += 1.5
+    assert tokens.lookup(NEW) is not None  # same file, tried again, and now read
+    assert tokens.lookup(WRITER) is None
+
+
+def test_an_empty_token_list_on_reload_revokes_every_token(token_file: Path) -> None:
+    now = [0.0]
+    tokens = TokenFile(token_file, reload_seconds=1.0, clock=lambda: now[0])
+    write_tokens(token_file, [])
+    now[0] += 1.5
+    assert tokens.lookup(WRITER) is None
+    assert len(tokens) == 0

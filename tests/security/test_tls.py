@@ -110,10 +110,10 @@ def test_half_configured_tls_is_a_config_error(pki: Pki, tmp_path: Path) -> None
 
 
 def cert_grants(token_file: Path) -> Path:
-    """The standard token file plus a scope for the client certificate named "agent-a"."""
+    """The standard token file plus a scope for the client certificate with CN "agent-a"."""
     data = json.loads(token_file.read_text())
     data["tokens"].append(
-        {"client_cert": "agent-a", "principal": "agent-a-by-cert", "namespaces": ["team-a/"],
+        {"client_cert": "cn:agent-a", "principal": "agent-a-by-cert", "namespaces": ["team-a/"],
          "permissions": ["read", "write"]}
     )  # fmt: skip
     token_file.write_text(json.dumps(data))
@@ -150,7 +150,7 @@ async def test_a_verified_certificate_without_an_entry_or_token_is_unauthenticat
         _,
     ):
         async with tls_client(running.port, pki.ca, nameless) as stranger:
-            with pytest.raises(UnauthenticatedError, match="'agent-z' has no client_cert entry"):
+            with pytest.raises(UnauthenticatedError, match="'cn:agent-z' has no client_cert entry"):
                 await stranger.put(NS, "k", "refused")
         async with tls_client(running.port, pki.ca, nameless, token=WRITER) as with_token:
             await with_token.put(NS, "k", "the token decides")
