@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import redis
 from sharedctx_server.redis_clock import RedisClock
 from sharedctx_server.server import RunningServer
@@ -9,36 +11,62 @@ from sharedctx_server.server import RunningServer
 from .support.redis_monitor import client_commands
 
 
-class FakeTime:
+class Monotonic:
     def __init__(self) -> None:
-        self.wall = 1_000.0
-        self.mono = 50.0
+        self.now = 50.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 def test_the_offset_is_measured_at_the_middle_of_the_round_trip() -> None:
-    t = FakeTime()
-    clock = RedisClock(max_age_seconds=5, wall=lambda: t.wall, monotonic=lambda: t.mono)
-    # Redis is 250 ms ahead; the request left at 1000.000 s and the reply came at 1000.010 s.
-    clock.observe(redis_ms=1_000_255.0, sent=1_000.000, received=1_000.010)
-    t.wall = 1_002.0
-    assert clock.now_ms() == 1_002_250
+    mono = Monotonic()
+    clock = RedisClock(max_age_seconds=5, monotonic=mono)
+    # The request left at 50.000 s and the reply came at 50.010 s (monotonic); Redis read its
+    # clock, 1_000_255 ms, halfway: so Redis's ms = monotonic ms + 950_250.
+    clock.observe(redis_ms=1_000_255.0, sent=50.000, received=50.010)
+    mono.now = 52.0
+    assert clock.now_ms() == 52_000 + 950_250
 
 
-def test_without_a_sample_the_local_clock_is_used_and_it_is_not_fresh() -> None:
-    t = FakeTime()
-    clock = RedisClock(wall=lambda: t.wall, monotonic=lambda: t.mono)
+def test_a_wall_clock_step_on_this_machine_changes_nothing() -> None:
+    # Only the monotonic clock is read after a sample, so there is nothing for a step to move.
+    mono = Monotonic()
+    clock = RedisClock(monotonic=mono)
+    clock.observe(redis_ms=9_000_000.0, sent=50.0, received=50.0)
+    mono.now = 51.0
+    assert clock.now_ms() == 9_001_000
+
+
+def test_without_a_sample_it_is_not_fresh_and_reads_about_the_wall_clock() -> None:
+    clock = RedisClock()
     assert not clock.fresh
-    assert clock.now_ms() == 1_000_000
+    assert abs(clock.now_ms() - time.time() * 1000) < 1_000
 
 
 def test_a_sample_goes_stale_after_the_maximum_age() -> None:
-    t = FakeTime()
-    clock = RedisClock(max_age_seconds=5, wall=lambda: t.wall, monotonic=lambda: t.mono)
-    clock.observe(redis_ms=1_000_000.0, sent=1_000.0, received=1_000.0)
-    t.mono += 5.0
+    mono = Monotonic()
+    clock = RedisClock(max_age_seconds=5, monotonic=mono)
+    clock.observe(redis_ms=1_000_000.0, sent=50.0, received=50.0)
+    mono.now += 5.0
     assert clock.fresh
-    t.mono += 0.01
+    mono.now += 0.01
     assert not clock.fresh
+
+
+def test_a_slow_sample_does_not_replace_a_fresh_one() -> None:
+    mono = Monotonic()
+    clock = RedisClock(monotonic=mono)
+    clock.observe(redis_ms=1_000_000.0, sent=50.0, received=50.002)
+    mono.now = 51.0
+    before = clock.now_ms()
+    # Half a second between send and reply: its midpoint could be 250 ms off.
+    clock.observe(redis_ms=2_000_000.0, sent=51.0, received=51.5)
+    assert clock.now_ms() == before
+    # Once the good sample is stale, a slow one is better than none.
+    mono.now = 60.0
+    clock.observe(redis_ms=2_000_000.0, sent=59.5, received=60.0)
+    assert clock.now_ms() == 2_000_250
 
 
 async def test_a_fresh_sample_serves_redis_time_without_asking_redis(

@@ -9,7 +9,9 @@ caught before anything is sent on them: the pool checks a connection for EOF whe
 out and reconnects. redis-py skips that check while "maintenance notifications" (a Redis
 Enterprise push feature, unused here) are in their default "auto" mode, so they are turned off.
 A Redis Cluster client keeps redis-py's retries: it needs them to follow failovers and slot
-moves.
+moves. The price: a write whose connection breaks mid-flight may be sent again, so after a
+failover a Put may apply twice (its version bumped twice) or a compare-and-set may report a
+conflict with its own first attempt; clients that must know use `if_version` and re-read.
 """
 
 from __future__ import annotations

@@ -114,9 +114,9 @@ class Store:
 
     async def _sample_clock(self) -> None:
         # On a single Redis, TIME doubles as the liveness check.
-        sent = self._clock.wall()
+        sent = self._clock.local()
         seconds, micros = await self._redis.time()
-        self._clock.observe(seconds * 1000 + micros / 1000, sent, self._clock.wall())
+        self._clock.observe(seconds * 1000 + micros / 1000, sent, self._clock.local())
 
     async def redis_now_ms(self) -> int:
         """Redis's clock in ms: from the latest sample, taking one first if it is stale."""
