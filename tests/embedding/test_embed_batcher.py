@@ -140,9 +140,20 @@ async def test_full_queue_raises_limit_exceeded_with_a_retry_hint(counting: Any)
         assert (await batcher.embed(["room now"])).shape == (1, 384)
 
 
-async def test_urgent_requests_overtake_queued_ones(counting: Any) -> None:
+@pytest.mark.parametrize(
+    ("max_batch", "expected"),
+    [
+        (1, [["running"], ["query"], ["put 0"], ["put 1"]]),
+        # Room for all: still, filling the query's run with the queued Put texts would make the
+        # query wait for them too.
+        (32, [["running"], ["query"], ["put 0", "put 1"]]),
+    ],
+)
+async def test_queries_overtake_queued_texts_in_runs_of_their_own(
+    counting: Any, max_batch: int, expected: list[list[str]]
+) -> None:
     counting.gate = threading.Event()
-    async with MicroBatcher(counting, max_batch=1) as batcher:
+    async with MicroBatcher(counting, max_batch=max_batch, max_run_ms=1e9) as batcher:
         running = asyncio.create_task(batcher.embed(["running"]))
         await wait_until_running(counting)
         puts = [asyncio.create_task(batcher.embed([f"put {i}"])) for i in range(2)]
@@ -151,22 +162,7 @@ async def test_urgent_requests_overtake_queued_ones(counting: Any) -> None:
         await asyncio.sleep(0)
         counting.gate.set()
         await asyncio.gather(running, query, *puts)
-    assert counting.seen == [["running"], ["query"], ["put 0"], ["put 1"]]
-
-
-async def test_a_run_of_queries_carries_no_other_texts(counting: Any) -> None:
-    # Filling the query's run with queued Put texts would make the query wait for them too.
-    counting.gate = threading.Event()
-    async with MicroBatcher(counting, max_batch=32, max_run_ms=1e9) as batcher:
-        running = asyncio.create_task(batcher.embed(["running"]))
-        await wait_until_running(counting)
-        puts = [asyncio.create_task(batcher.embed([f"put {i}"])) for i in range(2)]
-        await asyncio.sleep(0)
-        query = asyncio.create_task(batcher.embed(["query"], urgent=True))
-        await asyncio.sleep(0)
-        counting.gate.set()
-        await asyncio.gather(running, query, *puts)
-    assert counting.seen == [["running"], ["query"], ["put 0", "put 1"]]
+    assert counting.seen == expected
 
 
 async def test_runs_are_cut_to_max_run_ms_of_measured_work(counting: Any) -> None:
