@@ -1,6 +1,6 @@
 """Put/Get throughput and latency beside a bare gRPC echo and direct redis-py, in one run.
 
-    python -m benchmarks.perf [--requests 4000] [--payload-bytes 1024] [--out FILE.json]
+    python -m benchmarks.perf [--requests 4000] [--rounds 3] [--payload-bytes 1024] [--out FILE.json]
 
 Everything runs on this machine on loopback: one Valkey, a `sharedctx serve` process, the
 echo server process and, for Get, a bare gRPC server doing one redis-py GET per call (the floor
@@ -68,8 +68,8 @@ async def run_load(
     return len(latencies) / elapsed, q[49] * 1000, q[98] * 1000
 
 
-async def bench(requests: int, payload_bytes: int, keys: int) -> list[Result]:
-    """Measure every target at 1 and 32 concurrent callers."""
+async def bench(requests: int, payload_bytes: int, keys: int, rounds: int = 3) -> list[Result]:
+    """Measure every target at 1 and 32 concurrent callers (medians of `rounds` rounds)."""
     payload = ("lorem ipsum dolor sit amet " * (payload_bytes // 27 + 1))[:payload_bytes]
     results: list[Result] = []
     async with redis_server() as valkey:
@@ -118,8 +118,17 @@ async def bench(requests: int, payload_bytes: int, keys: int) -> list[Result]:
             for op, by_target in targets.items():
                 for concurrency in (1, 32):
                     n = requests if concurrency > 1 else max(200, requests // 4)
-                    for name, call in by_target.items():
-                        tput, p50, p99 = await run_load(call, concurrency, n)
+                    # Targets interleaved round by round, medians kept: the machine is shared
+                    # and its speed drifts, which a single pass per target would turn into
+                    # ratios.
+                    runs: dict[str, list[tuple[float, float, float]]] = {t: [] for t in by_target}
+                    for _ in range(rounds):
+                        for name, call in by_target.items():
+                            runs[name].append(await run_load(call, concurrency, n))
+                    for name, measured in runs.items():
+                        tput, p50, p99 = (
+                            statistics.median(m[i] for m in measured) for i in range(3)
+                        )
                         results.append(Result(name, op, concurrency, n, tput, p50, p99))
             await sc_channel.close()
             await echo_channel.close()
@@ -156,6 +165,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=4000)
     parser.add_argument("--payload-bytes", type=int, default=1024)
     parser.add_argument("--keys", type=int, default=500)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per target")
     parser.add_argument("--out", default="benchmarks/results/perf.json")
     parser.add_argument(
         "--fit-sizes",
@@ -163,7 +173,7 @@ def main() -> None:
         help="namespace sizes for the Fit section ('' to skip it)",
     )
     args = parser.parse_args()
-    results = asyncio.run(bench(args.requests, args.payload_bytes, args.keys))
+    results = asyncio.run(bench(args.requests, args.payload_bytes, args.keys, args.rounds))
     print(f"{'op':4} {'target':10} {'conc':>4} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
     for r in results:
         print(
