@@ -251,9 +251,9 @@ def test_scoring_is_deterministic(n: int, seed: int) -> None:
     assert a.scores.tolist() == b.scores.tolist()
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.integers(1, 120), st.integers(0, 150), st.integers(0, 10_000))
-def test_neighbour_gain_matches_a_plain_loop(n: int, sources: int, seed: int) -> None:
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 120), st.integers(0, 150), st.integers(1, 3), st.integers(0, 10_000))
+def test_neighbour_gain_matches_a_plain_loop(n: int, sources: int, reach: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
     scores = np.round(rng.random(n), 1)  # ties on purpose
     links = thread_neighbours(rng.integers(0, 4, n), rng.integers(0, 20, n).astype(float))
@@ -261,12 +261,35 @@ def test_neighbour_gain_matches_a_plain_loop(n: int, sources: int, seed: int) ->
     base = [s if e else -np.inf for s, e in zip(scores, eligible, strict=True)]
     cut = sorted(base, reverse=True)[min(sources, n) - 1] if sources else np.inf
     passing = [b if b >= cut and np.isfinite(b) and b > 0 else 0.0 for b in base]
-    expected = [
-        max(
-            passing[p] if p >= 0 else 0.0,
-            passing[q] if q >= 0 else 0.0,
-        )
-        for p, q in zip(links.previous.tolist(), links.next.tolist(), strict=True)
-    ]
-    got = neighbour_gain(scores, links, sources=sources, eligible=eligible)
-    assert got.tolist() == expected
+    prev, nxt = links.previous.tolist(), links.next.tolist()
+
+    def walk(i: int, step: list[int], times: int) -> int:
+        for _ in range(times):
+            if i < 0:
+                return -1
+            i = step[i]
+        return i
+
+    decay = 0.5
+    expected = []
+    for i in range(n):
+        total = 0.0
+        for d in range(1, reach + 1):
+            p, q = walk(i, prev, d), walk(i, nxt, d)
+            hop = max(passing[p] if p >= 0 else 0.0, passing[q] if q >= 0 else 0.0)
+            total += decay ** (d - 1) * hop
+        expected.append(total)
+    got = neighbour_gain(
+        scores, links, sources=sources, eligible=eligible, reach=reach, decay=decay
+    )
+    assert got.tolist() == pytest.approx(expected)
+
+
+def test_second_neighbours_gain_a_decayed_share_and_threads_stay_apart() -> None:
+    # Thread 0: entries 0..3 in time order; thread 1: entries 4, 5. Only entry 1 passes score.
+    links = thread_neighbours([0, 0, 0, 0, 1, 1], [1.0, 2.0, 3.0, 4.0, 2.5, 3.5])
+    scores = np.array([0.0, 0.9, 0.0, 0.0, 0.0, 0.0])
+    direct = neighbour_gain(scores, links, sources=1)
+    assert direct.tolist() == [0.9, 0.0, 0.9, 0.0, 0.0, 0.0]
+    two = neighbour_gain(scores, links, sources=1, reach=2, decay=2 / 3)
+    assert two.tolist() == pytest.approx([0.9, 0.0, 0.9, 0.6, 0.0, 0.0])

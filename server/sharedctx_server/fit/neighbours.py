@@ -53,15 +53,20 @@ def neighbour_gain(
     *,
     sources: int,
     eligible: npt.NDArray[np.bool_] | None = None,
+    reach: int = 1,
+    decay: float = 1.0,
 ) -> FloatArray:
-    """Per entry, the larger score of its two neighbours among the top `sources` (else 0).
+    """Per entry, what the top `sources` entries around it pass on: the larger score of its two
+    neighbours among them, plus, for `reach` > 1, `decay` times that of the entries two steps
+    away, `decay`**2 times three steps away, and so on.
 
     Only the strongest entries pass score on (they are the ones likely to be selected), and
-    gains do not cascade: a neighbour's own gain is not passed further.
+    gains do not cascade: a neighbour's own gain is not passed further. Two steps matter on
+    conversations: the answer to a question is often the reply after the turn that matched.
     """
     n = scores.size
     gain = np.zeros(n, dtype=np.float64)
-    if n == 0 or sources <= 0:
+    if n == 0 or sources <= 0 or reach < 1:
         return gain
     base = scores if eligible is None else np.where(eligible, scores, -np.inf)
     if sources < n:
@@ -72,16 +77,35 @@ def neighbour_gain(
     values = base[src]
     passing = np.isfinite(values) & (values > 0)
     src, values = src[passing], values[passing]
-    prev, nxt = neighbours.previous, neighbours.next
+    links = (neighbours.previous, neighbours.next)
     if src.size * 8 < n:
-        # Few sources (the usual case): scatter to their neighbours only.
-        for links in (prev, nxt):
-            targets = links[src]
-            linked = targets >= 0
-            np.maximum.at(gain, targets[linked], values[linked])
+        # Few sources (the usual case): walk out from them only, one step per round.
+        fronts = [src, src]
+        carried = [values, values]
+        weight = 1.0
+        for _ in range(reach):
+            hop = np.zeros(n, dtype=np.float64)
+            for d, step in enumerate(links):
+                at = step[fronts[d]]
+                keep = at >= 0
+                fronts[d], carried[d] = at[keep], carried[d][keep]
+                np.maximum.at(hop, fronts[d], carried[d])
+            gain += weight * hop
+            weight *= decay
         return gain
     passed = np.zeros(n, dtype=np.float64)
     passed[src] = values
-    from_prev = np.where(prev >= 0, passed[prev], 0.0)
-    from_next = np.where(nxt >= 0, passed[nxt], 0.0)
-    return np.maximum(from_prev, from_next, out=gain)
+    prev, nxt = links
+    weight = 1.0
+    for _ in range(reach):
+        from_prev = np.where(prev >= 0, passed[np.maximum(prev, 0)], 0.0)
+        from_next = np.where(nxt >= 0, passed[np.maximum(nxt, 0)], 0.0)
+        gain += weight * np.maximum(from_prev, from_next)
+        prev, nxt = _further(prev, links[0]), _further(nxt, links[1])
+        weight *= decay
+    return gain
+
+
+def _further(at: IntArray, step: IntArray) -> IntArray:
+    """One more step along `step` from where `at` points (-1 stays -1)."""
+    return np.where(at >= 0, step[np.maximum(at, 0)], -1)
