@@ -1,6 +1,6 @@
 """Put/Get throughput and latency beside a bare gRPC echo and direct redis-py, in one run.
 
-    python -m benchmarks.perf [--requests 4000] [--rounds 3] [--payload-bytes 1024] [--out FILE.json]
+    python -m benchmarks.perf [--requests 4000] [--rounds 3] [--out FILE.json]
 
 Everything runs on this machine on loopback: one Valkey, a `sharedctx serve` process, the
 echo server process and, for Get, a bare gRPC server doing one redis-py GET per call (the floor
