@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import redis
@@ -81,3 +82,14 @@ async def test_a_fresh_sample_serves_redis_time_without_asking_redis(
     seconds, micros = direct.time()
     direct.close()
     assert abs(first - (seconds * 1000 + micros // 1000)) < 1_000
+
+
+async def test_concurrent_readers_of_a_stale_clock_share_one_time_call(
+    server: RunningServer, redis_url: str
+) -> None:
+    store = server.store
+    store._clock._sampled_at = None  # stale: no sample yet
+    with client_commands(redis_url) as seen:
+        readings = await asyncio.gather(*(store.redis_now_ms() for _ in range(10)))
+    assert seen.count("time") <= 1 + 1  # one from the readers (+ perhaps the health loop's)
+    assert max(readings) - min(readings) < 1_000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -69,6 +70,7 @@ class Store:
     ) -> None:
         self._redis = redis
         self._clock = RedisClock()
+        self._clock_lock = asyncio.Lock()
         self._settings = settings
         self._model_id = model_id
         self._scripts = scripts or Scripts.load()
@@ -121,8 +123,10 @@ class Store:
     async def redis_now_ms(self) -> int:
         """Redis's clock in ms: from the latest sample, taking one first if it is stale."""
         if not self._clock.fresh:
-            async with self._errors("time"):
-                await self._sample_clock()
+            # One TIME for all the Fits that find the sample stale at once, not one each.
+            async with self._clock_lock, self._errors("time"):
+                if not self._clock.fresh:
+                    await self._sample_clock()
         return self._clock.now_ms()
 
     async def put_many(
