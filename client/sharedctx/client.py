@@ -66,21 +66,11 @@ class _Requests:
         return req
 
 
-def _open_channel(
-    api: Any,
-    target: str,
-    credentials: grpc.ChannelCredentials | None,
-    options: Sequence[tuple[str, Any]],
-) -> Any:
-    """A channel from `api` (the `grpc` module, or `grpc.aio`: same two constructors)."""
-    opts = _channel_options(options)
-    if credentials is not None:
-        return api.secure_channel(target, credentials, opts)
-    return api.insecure_channel(target, opts)
+class _Connection:
+    """What both clients hold: a channel from `_api` (the `grpc` module, or `grpc.aio`, which
+    have the same two channel constructors), its stub, and the per-call defaults."""
 
-
-class Client:
-    """Blocking client. Use as a context manager, or call close()."""
+    _api: Any
 
     def __init__(
         self,
@@ -92,9 +82,24 @@ class Client:
         credentials: grpc.ChannelCredentials | None = None,
         options: Sequence[tuple[str, Any]] = (),
     ) -> None:
-        self._channel = _open_channel(grpc, target, credentials, options)
+        opts = _channel_options(options)
+        self._channel = (
+            self._api.secure_channel(target, credentials, opts)
+            if credentials is not None
+            else self._api.insecure_channel(target, opts)
+        )
         self._stub = pb_grpc.SharedContextStub(self._channel)  # type: ignore[no-untyped-call]
         self._timeout, self._retries, self._metadata = timeout, retries, _auth_metadata(token)
+
+
+class Client(_Connection):
+    """Blocking client. Use as a context manager, or call close().
+
+    Client(target="127.0.0.1:50051", *, timeout=10.0, retries=3, token=None,
+    credentials=None, options=()): `retries` with backoff on UNAVAILABLE, idempotent calls only.
+    """
+
+    _api = grpc
 
     def __enter__(self) -> Client:
         return self
@@ -240,22 +245,11 @@ class Client:
             raise from_rpc_error(exc) from None
 
 
-class AsyncClient:
-    """asyncio client. Use as an async context manager, or await close()."""
+class AsyncClient(_Connection):
+    """asyncio client (same arguments as Client). Use as an async context manager, or await
+    close()."""
 
-    def __init__(
-        self,
-        target: str = DEFAULT_TARGET,
-        *,
-        timeout: float = 10.0,
-        retries: int = 3,
-        token: str | None = None,
-        credentials: grpc.ChannelCredentials | None = None,
-        options: Sequence[tuple[str, Any]] = (),
-    ) -> None:
-        self._channel = _open_channel(grpc.aio, target, credentials, options)
-        self._stub = pb_grpc.SharedContextStub(self._channel)  # type: ignore[no-untyped-call]
-        self._timeout, self._retries, self._metadata = timeout, retries, _auth_metadata(token)
+    _api = grpc.aio
 
     async def __aenter__(self) -> AsyncClient:
         return self

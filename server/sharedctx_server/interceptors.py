@@ -50,9 +50,9 @@ async def _pass(request: Any, context: grpc.aio.ServicerContext) -> None:
     return None
 
 
-async def _drain(result: Any) -> AsyncIterator[Any]:
-    # A streaming behaviour is either an async generator or a coroutine that calls
-    # context.write(); pass both through.
+async def drain(result: Any) -> AsyncIterator[Any]:
+    """The items of a server-streaming behaviour: an async generator, or a coroutine that
+    calls context.write() (awaited; yields nothing)."""
     if hasattr(result, "__aiter__"):
         async for item in result:
             yield item
@@ -87,7 +87,7 @@ def wrap_handler(
 
         async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
             await check(request, context)
-            async for item in _drain(us(request, context)):
+            async for item in drain(us(request, context)):
                 yield item
 
         return grpc.unary_stream_rpc_method_handler(unary_stream, des, ser)
@@ -103,7 +103,7 @@ def wrap_handler(
 
     async def stream_stream(request_iterator: Any, context: grpc.aio.ServicerContext) -> Any:
         await check(None, context)
-        async for item in _drain(ss(stream_of(request_iterator, context), context)):
+        async for item in drain(ss(stream_of(request_iterator, context), context)):
             yield item
 
     return grpc.stream_stream_rpc_method_handler(stream_stream, des, ser)

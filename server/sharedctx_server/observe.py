@@ -12,13 +12,13 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
 from sharedctx.v1 import sharedctx_pb2 as pb
 
-from .interceptors import WrappingInterceptor
+from .interceptors import WrappingInterceptor, drain
 from .logs import bind_request_id, unbind_request_id
 from .metrics import Metrics
 from .tracing import Tracing
@@ -94,7 +94,7 @@ class ObserveInterceptor(WrappingInterceptor):
 
             async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 with observed(method, "server_stream", context):
-                    async for item in _drain(us(request, context)):
+                    async for item in drain(us(request, context)):
                         yield item
 
             return grpc.unary_stream_rpc_method_handler(unary_stream, des, ser)
@@ -110,7 +110,7 @@ class ObserveInterceptor(WrappingInterceptor):
 
         async def stream_stream(requests: Any, context: grpc.aio.ServicerContext) -> Any:
             with observed(method, "bidi_stream", context):
-                async for item in _drain(ss(requests, context)):
+                async for item in drain(ss(requests, context)):
                     yield item
 
         return grpc.stream_stream_rpc_method_handler(stream_stream, des, ser)
@@ -161,13 +161,3 @@ def _keep_request_id(context: grpc.aio.ServicerContext, request_id: str) -> None
     current = tuple(context.trailing_metadata() or ())
     if not any(k == REQUEST_ID_HEADER for k, _ in current):
         context.set_trailing_metadata((*current, (REQUEST_ID_HEADER, request_id)))
-
-
-async def _drain(result: Any) -> AsyncIterator[Any]:
-    # A streaming behaviour is either an async generator or a coroutine that calls
-    # context.write(); pass both through.
-    if hasattr(result, "__aiter__"):
-        async for item in result:
-            yield item
-    else:
-        await result
