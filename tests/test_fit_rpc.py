@@ -350,6 +350,26 @@ async def test_identical_content_is_embedded_once(
     assert server.batcher.stats().texts == before
 
 
+async def test_rewriting_the_only_entry_of_a_text_keeps_its_vector(
+    server: RunningServer, client: AsyncClient, redis_url: str
+) -> None:
+    assert server.batcher is not None and server.embeddings is not None
+    await client.put(NS, "solo", "a text no other entry holds")
+    before = server.batcher.stats().texts
+    await client.put(NS, "solo", "a text no other entry holds")  # unchanged overwrite
+    direct = redis.Redis.from_url(redis_url)
+    try:
+        vectors = [k for k in direct.scan_iter(match="sc:v1:{team-a/fit}:emb:*")]
+        assert vectors and all(direct.hlen(k) == 1 for k in vectors)
+    finally:
+        direct.close()
+    assert server.batcher.stats().texts == before
+    result = await client.fit(NS, "text", 1000, explain=True)
+    assert result.explain[0].embedded
+    await server.embeddings.idle()
+    assert server.batcher.stats().texts == before + 1  # the query; no re-embedding
+
+
 async def test_cold_namespaces_are_evicted_from_the_cache_and_reload(
     settings: Settings, token_counter: TokenCounter
 ) -> None:

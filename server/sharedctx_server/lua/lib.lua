@@ -35,14 +35,18 @@ end
 
 -- `seq` is the write's namespace version: scoring `age` by it rather than by time gives a strict
 -- oldest-first order, even among a batch's items or puts within one millisecond.
-local function add_sizes(key, o, c, b, h, seq)
+-- Replaces whatever the key counted for before. The new embedding reference is taken before
+-- the old one is let go: rewriting the only entry of a text with the same text must not let
+-- its count touch 0, which would delete the very vector the entry keeps using.
+local function put_sizes(key, o, c, b, h, seq)
+  redis.call('HINCRBY', KEYS[7], h, 1)
+  drop_sizes(key)
   redis.call('ZADD', KEYS[9], seq, key)
   redis.call('HSET', KEYS[3], key, o .. ' ' .. c .. ' ' .. b .. ' ' .. h)
   redis.call('HINCRBY', KEYS[4], 'entries', 1)
   redis.call('HINCRBY', KEYS[4], 'orig_tokens', o)
   redis.call('HINCRBY', KEYS[4], 'comp_tokens', c)
   redis.call('HINCRBY', KEYS[4], 'bytes', b)
-  redis.call('HINCRBY', KEYS[7], h, 1)
 end
 
 -- Append a change-log record and bump the namespace version; returns the new version,

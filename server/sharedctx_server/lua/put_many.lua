@@ -146,10 +146,9 @@ for i = 1, n do
     redis.call('ZREM', KEYS[2], key)
   end
   redis.call('ZADD', KEYS[1], 0, key)
-  drop_sizes(key)
   local seq = log_change(logmax, 'put', key, version)
   local h, vector = item(i, 11), item(i, 12)
-  add_sizes(key, tonumber(item(i, 9)), tonumber(item(i, 10)), item_bytes(i), h, seq)
+  put_sizes(key, tonumber(item(i, 9)), tonumber(item(i, 10)), item_bytes(i), h, seq)
   if vector ~= '' then
     redis.call('HSET', KEYS[8], h, vector)
   end
