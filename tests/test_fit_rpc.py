@@ -195,6 +195,18 @@ async def test_relevant_strategy_keeps_relevant_turns(client: AsyncClient) -> No
     assert "t05u" not in result.keys
 
 
+@pytest.mark.parametrize("strategy", ["relevant", "recent"])
+async def test_a_namespace_without_eligible_turns_gives_an_empty_fit(
+    client: AsyncClient, strategy: str
+) -> None:
+    await client.put(NS, "tool/ls", "README.md setup.py src", kind="tool_output")
+    await client.put(NS, "note", "a note")
+    result = await client.fit(
+        NS, "setup", 1000, strategy=strategy, filters={"include_kinds": ["log"]}
+    )
+    assert result.keys == []
+
+
 async def test_preset_and_weight_overrides_change_the_ranking(client: AsyncClient) -> None:
     await client.put(NS, "old-error", "Traceback: ValueError: bad config", event_time=T0)
     await client.put(NS, "fresh-note", "notes about lunch", event_time=datetime.now(timezone.utc))

@@ -216,7 +216,10 @@ class FitService:
                 estimate_tokens=self._tokens.count,
                 eligible=eligible,
             )
-            scores = np.where(turns.turn_of >= 0, turns.relevance[turns.turn_of], 0.0)
+            # Rows in no turn (filtered out, expired, or no turns at all) score 0.
+            scores = np.zeros(n)
+            in_turn = turns.turn_of >= 0
+            scores[in_turn] = turns.relevance[turns.turn_of[in_turn]]
             extra = {"floor": turns.floor} if turns.floor is not None else {}
         else:
             turns = select_recent(entries, orig, comp, params.selection, eligible=eligible)
