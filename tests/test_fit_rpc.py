@@ -351,6 +351,26 @@ async def test_reembed_reports_progress(client: AsyncClient) -> None:
     assert steps[-1].computed == 5
 
 
+async def test_a_vector_computed_for_one_entry_reaches_every_entry_with_its_text(
+    server: RunningServer, client: AsyncClient, redis_url: str
+) -> None:
+    await client.put_many(NS, [PutItem(key=k, content="the same words") for k in ("a", "b")])
+    direct = redis.Redis.from_url(redis_url)
+    try:
+        for key in direct.scan_iter(match="sc:v1:{team-a/fit}:emb:*"):
+            direct.delete(key)
+    finally:
+        direct.close()
+    assert server.cache is not None and server.embeddings is not None
+    server.cache.drop(NS)
+    first = await client.fit(NS, "words", 100, explain=True)
+    assert not any(c.embedded for c in first.explain)
+    # One vector is computed and logged under one key; the cache gives it to both entries.
+    await server.embeddings.idle()
+    again = await client.fit(NS, "words", 100, explain=True)
+    assert all(c.embedded for c in again.explain), again.explain
+
+
 async def test_identical_content_is_embedded_once(
     server: RunningServer, client: AsyncClient
 ) -> None:

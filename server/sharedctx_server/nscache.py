@@ -155,6 +155,7 @@ class NamespaceCache:
 
     async def _refresh(self, namespace: str, state: NamespaceState, keys: Sequence[str]) -> None:
         """Re-read `keys` from Redis and put or remove each in `state`."""
+        fresh: dict[str, npt.NDArray[np.float32]] = {}
         for start in range(0, len(keys), _FETCH_CHUNK):
             chunk = keys[start : start + _FETCH_CHUNK]
             entries = await self._store.get_many(namespace, chunk, True)
@@ -166,7 +167,12 @@ class NamespaceCache:
                 if entry is None:
                     state.remove(key)
             for entry, raw in zip(found, vectors, strict=True):
-                state.put(entry, entry.content, self._vector(raw))
+                vector = self._vector(raw)
+                state.put(entry, entry.content, vector)
+                if vector is not None:
+                    fresh[entry.meta.content_hash] = vector
+        if fresh:
+            state.share_vectors(fresh)
         missing = state.missing_vectors()
         if missing and self._on_missing is not None:
             self._on_missing(namespace, missing)

@@ -8,6 +8,7 @@ columns once per change (neighbours, reference counts), never per entry per quer
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -284,6 +285,17 @@ class NamespaceState:
         expires = self.expires_ms[:n]
         mask: BoolArray = self.alive[:n] & ((expires == 0) | (expires >= now_ms))
         return mask
+
+    def share_vectors(self, vectors: Mapping[str, npt.NDArray[np.float32]]) -> None:
+        """Give live entries without an embedding the vector of their text, where `vectors`
+        (content hash -> vector) has it: entries with equal texts share one stored vector, and
+        the change-log record of its computation names only one of them."""
+        rows = np.flatnonzero(self.alive[: self._n] & ~self.embedded[: self._n])
+        for slot in rows.tolist():
+            info = self.info[slot]
+            vector = vectors.get(info.content_hash) if info is not None else None
+            if vector is not None:
+                self.set_vector(slot, vector)
 
     def missing_vectors(self) -> list[tuple[str, str]]:
         """(key, content hash) of live entries without an embedding."""
