@@ -352,17 +352,25 @@ class Authenticator:
         self._jwt = jwt
 
     def authenticate(
-        self, metadata: Sequence[tuple[str, Any]] | None, cert_names: Sequence[str] = ()
+        self,
+        metadata: Sequence[tuple[str, Any]] | None,
+        cert_names: Callable[[], Sequence[str]] = tuple,
     ) -> Grant:
         """The caller's grant from its `authorization` metadata or, when it sends none, from
-        its verified client certificate's names; else Unauthenticated."""
+        its verified client certificate's names (`cert_names()`, only asked for then); else
+        Unauthenticated."""
         table = self._tokens.current() if self._tokens is not None else None
-        if table is not None and table.certs and cert_names and not _has_authorization(metadata):
-            grant = table.lookup_cert(cert_names)
+        names = (
+            cert_names()
+            if table is not None and table.certs and not _has_authorization(metadata)
+            else ()
+        )
+        if table is not None and names:
+            grant = table.lookup_cert(names)
             if grant is not None:
                 return grant
             raise Unauthenticated(
-                f"client certificate {cert_names[0]!r} has no client_cert entry in the token "
+                f"client certificate {names[0]!r} has no client_cert entry in the token "
                 "file, and no 'authorization: Bearer <token>' metadata was sent"
             )
         token = bearer_token(metadata)

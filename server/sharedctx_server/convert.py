@@ -70,17 +70,18 @@ def entry_to_proto(key: str, stamp: Stamp, meta: EntryMeta) -> pb.Entry:
         importance=meta.importance,
         thread=meta.thread,
         version=stamp.version,
-        created_at=ms_to_timestamp(stamp.created_ms),
-        updated_at=ms_to_timestamp(stamp.updated_ms),
-        event_time=ms_to_timestamp(stamp.event_ms),
         original_tokens=meta.original_tokens,
         compressed_tokens=meta.compressed_tokens,
         original_bytes=meta.original_bytes,
         compressed_bytes=meta.compressed_bytes,
         compressor=meta.compressor,
     )
+    # Filled in place: building Timestamps to copy in would cost one more message each.
+    msg.created_at.FromMilliseconds(stamp.created_ms)
+    msg.updated_at.FromMilliseconds(stamp.updated_ms)
+    msg.event_time.FromMilliseconds(stamp.event_ms)
     if stamp.expires_ms:
-        msg.expires_at.CopyFrom(ms_to_timestamp(stamp.expires_ms))
+        msg.expires_at.FromMilliseconds(stamp.expires_ms)
     return msg
 
 

@@ -11,7 +11,7 @@ import asyncio
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -33,6 +33,7 @@ from .fit import (
     SelectionOptions,
     forward_references,
     lexical_terms,
+    needs_factor,
     resolve_weights,
     score_candidates,
     select_entries,
@@ -82,8 +83,6 @@ class _Outcome:
     candidates: BoolArray  # live rows (the candidates counted in the reply)
     factors: FloatArray | None = None
     gain: FloatArray | None = None
-    embedded: BoolArray | None = None
-    extra: dict[str, float] = field(default_factory=dict)
 
 
 def _enum(value: int, table: Mapping[int, object], name: str) -> object:
@@ -172,11 +171,10 @@ class FitService:
         started = time.perf_counter()
         params = parse(req, self._settings)
         query_vector = None
-        semantic = FACTORS.index("semantic_similarity")
         if (
             params.strategy == "scored"
             and params.query
-            and (params.weights[semantic] > 0 or params.explain)
+            and needs_factor(params.scoring, "semantic_similarity", params.explain)
         ):
             query_vector = await self._queries.embed_query(params.query)
         async with self._cache.synced(params.namespace) as synced:
@@ -220,11 +218,10 @@ class FitService:
             scores = np.zeros(n)
             in_turn = turns.turn_of >= 0
             scores[in_turn] = turns.relevance[turns.turn_of[in_turn]]
-            extra = {"floor": turns.floor} if turns.floor is not None else {}
         else:
             turns = select_recent(entries, orig, comp, params.selection, eligible=eligible)
-            scores, extra = np.zeros(n), {}
-        return _Outcome(turns.selection, scores, live, extra=extra)
+            scores = np.zeros(n)
+        return _Outcome(turns.selection, scores, live)
 
     def _scored(
         self,
@@ -237,12 +234,13 @@ class FitService:
     ) -> _Outcome:
         n = state.size
         candidates = state.candidates()
-        lexical = None
-        if params.query:
+        lexical = query_refs = None
+        if params.query and needs_factor(params.scoring, "lexical_relevance", params.explain):
             lexical = state.terms.bm25_scores(lexical_terms(params.query), size=n)
-        referenced = state.slots_named(list(forward_references(params.query).references))
-        query_refs = np.zeros(n, dtype=np.bool_)
-        query_refs[referenced] = True
+        if needs_factor(params.scoring, "forward_reference", params.explain):
+            referenced = state.slots_named(list(forward_references(params.query).references))
+            query_refs = np.zeros(n, dtype=np.bool_)
+            query_refs[referenced] = True
         scored = score_candidates(
             candidates,
             now=(now_ms - EPOCH_MS) / 1000.0,
@@ -273,7 +271,6 @@ class FitService:
             live,
             factors=scored.factors,
             gain=scored.neighbour_gain,
-            embedded=candidates.embedded,
         )
 
     async def _attach_content(self, namespace: str, reply: pb.FitResponse) -> None:

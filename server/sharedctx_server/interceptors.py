@@ -221,7 +221,7 @@ class AuthInterceptor(WrappingInterceptor):
             namespace = getattr(request, "namespace", None)
             try:
                 grant = self._auth.authenticate(
-                    context.invocation_metadata(), peer_cert_names(context)
+                    context.invocation_metadata(), lambda: peer_cert_names(context)
                 )
                 grant.require(namespace if isinstance(namespace, str) else None, permission, method)
             except (Unauthenticated, PermissionDenied) as exc:

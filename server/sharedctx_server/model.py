@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
@@ -106,6 +106,13 @@ class NewEntry:
         """
         return self.content if self.compressed is None else self.compressed
 
+    @property
+    def stored_bytes(self) -> int:
+        """Bytes the entry counts for in the namespace's totals, as put_many.lua counts them:
+        the original, plus the compressed form when there is one."""
+        extra = self.meta.compressed_bytes if self.compressed is not None else 0
+        return self.meta.original_bytes + extra
+
 
 @dataclass(frozen=True)
 class Stamp:
@@ -150,11 +157,3 @@ class NamespaceStats:
         if self.original_tokens <= 0:
             return 0.0
         return 100.0 * self.tokens_saved / self.original_tokens
-
-
-@dataclass(frozen=True)
-class KeysPage:
-    """One page of Keys."""
-
-    keys: list[str] = field(default_factory=list)
-    cursor: str | None = None  # last key examined when more may follow

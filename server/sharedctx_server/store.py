@@ -16,7 +16,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from . import keys as K
 from .errors import InvalidArgument, NotFound, StoreUnavailable, VersionConflict
-from .model import EntryMeta, KeysPage, NamespaceStats, NewEntry, Stamp, StoredEntry
+from .model import EntryMeta, NamespaceStats, NewEntry, Stamp, StoredEntry
 from .quotas import Quota, QuotaTable
 from .redis_clock import RedisClock
 from .redis_conn import is_cluster, ping
@@ -143,7 +143,7 @@ class Store:
         quota = self._quotas.for_namespace(namespace)
         if quota.limited:
             # What cannot fit even in an empty namespace fails here, without a round trip.
-            self._quotas.check_batch(namespace, [_stored_bytes(e) for e in entries])
+            self._quotas.check_batch(namespace, [e.stored_bytes for e in entries])
         ns = self._ns(namespace)
         vectors = vectors or [None] * len(entries)
         keys = ns.as_list() + [K.entry(namespace, e.key) for e in entries]
@@ -240,8 +240,8 @@ class Store:
             reply = await self._scripts.keys_page(
                 self._redis, [ns.idx, ns.exp], [start, stop, page_size, _KEYS_SCAN_ROUNDS]
             )
-        page = KeysPage([_text(k) for k in reply[:-1]], _text(reply[-1]) or None)
-        return page.keys, encode_page_token(page.cursor)
+        # The reply is the page's keys, then the last key examined ('' at the end).
+        return [_text(k) for k in reply[:-1]], encode_page_token(_text(reply[-1]) or None)
 
     async def delete(self, namespace: str, key: str, if_version: int | None) -> bool:
         """Remove the entry; True if a live one went. VersionConflict on a CAS miss."""
@@ -431,14 +431,6 @@ def decode_page_token(token: str) -> str | None:
 
 def _text(value: Any) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
-
-
-def _stored_bytes(entry: NewEntry) -> int:
-    """Bytes the entry will count for in the namespace's totals (as put_many.lua counts them)."""
-    size = len(entry.content.encode("utf-8"))
-    if entry.compressed is not None:
-        size += len(entry.compressed.encode("utf-8"))
-    return size
 
 
 def _entry(key: str, row: Sequence[Any]) -> StoredEntry:

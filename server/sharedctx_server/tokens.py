@@ -74,7 +74,3 @@ class TokenCounter:
     def count(self, text: str) -> int:
         """Tokens in `text`; special-token strings count as ordinary text."""
         return len(self._enc.encode_ordinary(text))
-
-    def count_many(self, texts: list[str]) -> list[int]:
-        """Tokens of each text, encoded in parallel threads by tiktoken."""
-        return [len(t) for t in self._enc.encode_ordinary_batch(texts)]

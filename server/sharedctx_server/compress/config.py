@@ -143,3 +143,8 @@ def tool_key(tool_name: str | None) -> str:
     if len(words) >= 3 and words[1] == "-m" and words[0].rsplit("/", 1)[-1].startswith("python"):
         return words[2]
     return words[0].rsplit("/", 1)[-1]
+
+
+#: The configuration compress() and the detectors use when given none (built once: checking
+#: the profiles on construction is not free, and content is checked on every Put).
+DEFAULT_CONFIG = CompressConfig()

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from .config import CompressConfig
+from .config import DEFAULT_CONFIG, CompressConfig
 from .frames import find_frames
 from .json_compress import looks_like_json
 from .whitespace import normalise_lines
@@ -57,7 +57,7 @@ def looks_binary(text: str, config: CompressConfig | None = None) -> bool:
         return True
     if not text:
         return False
-    share = (config or CompressConfig()).binary_control_share
+    share = (config or DEFAULT_CONFIG).binary_control_share
     return len(_CONTROL.findall(text)) > share * len(text)
 
 
@@ -114,4 +114,4 @@ def detect(
     if looks_like_json(content):
         return "json"
     lines = normalise_lines(content.split("\n"))
-    return detect_lines(lines, kind, tool_name, config or CompressConfig())
+    return detect_lines(lines, kind, tool_name, config or DEFAULT_CONFIG)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from .config import CompressConfig
+from .config import DEFAULT_CONFIG, CompressConfig
 from .detect import detect_lines, looks_binary
 from .error_lines import ErrorMemo, missing_error_lines
 from .json_compress import compress_json, looks_like_json
@@ -21,7 +21,7 @@ __all__ = ["COMPRESSORS", "Compressed", "CompressorName", "compress", "describe"
 
 CompressorName = Literal["json", "log", "stacktrace", "text", "none"]
 COMPRESSORS: tuple[CompressorName, ...] = ("json", "log", "stacktrace", "text", "none")
-_DEFAULT = CompressConfig()
+_DEFAULT = DEFAULT_CONFIG
 
 
 @dataclass(frozen=True)
@@ -93,13 +93,17 @@ def compress(
     if looks_like_json(content):
         name = "json"
         text = compress_json(content, config.profile_for(tool_name), config, is_error)
-        safe = _json_is_safe(content, text, is_error)
     else:
         name, text = _compress_lines(content, kind, tool_name, config, is_error)
+    if text == content:
+        return unchanged
+    if name == "json":
+        safe = _json_is_safe(content, text, is_error)
+    else:
         # Belt and braces: every compressor keeps error lines by construction; if one ever
         # did not, the original is stored rather than a form that hides an error.
         safe = not missing_error_lines(content, text, is_error=is_error)
-    if text == content or not safe:
+    if not safe:
         return unchanged
     tokens = count_tokens(text)
     if tokens >= original_tokens:

@@ -44,7 +44,13 @@ from sharedctx_server.fit.relevance import (
     select_relevant_turns,
 )
 from sharedctx_server.fit.result import Fill, Form, Reason, Selection, Strategy
-from sharedctx_server.fit.scoring import Candidates, Scores, ScoringOptions, score_candidates
+from sharedctx_server.fit.scoring import (
+    Candidates,
+    Scores,
+    ScoringOptions,
+    needs_factor,
+    score_candidates,
+)
 from sharedctx_server.fit.selection import SelectionOptions, TextSource, select_entries
 from sharedctx_server.fit.simhash import simhash_many
 from sharedctx_server.fit.strategies import (
@@ -107,6 +113,7 @@ __all__ = [
     "neighbour_gain",
     "normalise_similarity",
     "resolve_weights",
+    "needs_factor",
     "score_candidates",
     "thread_neighbours",
     # selection and strategies

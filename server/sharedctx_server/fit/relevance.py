@@ -7,6 +7,7 @@ snake_case. The floor constants were calibrated against exactly `content_tokens`
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Callable, Collection, Sequence
@@ -137,8 +138,10 @@ def group_history_into_turns(
             current.created_at = message.created_at
         if message.role == "assistant":
             current = None
+    starts = [turn.messages[0].created_at for turn in turns]
+    in_order = all(a <= b for a, b in zip(starts, starts[1:], strict=False))
     for call in tool_calls:
-        target = _turn_for(turns, call.created_at)
+        target = _turn_for(turns, starts, in_order, call.created_at)
         if target is None:
             continue  # earlier than every turn
         target.tool_calls.append(call)
@@ -147,17 +150,19 @@ def group_history_into_turns(
     return turns
 
 
-def _turn_for(turns: Sequence[HistoryTurn], created_at: str) -> HistoryTurn | None:
-    # Walk forward and stop at the first turn that starts later, as the kit does: on
+def _turn_for(
+    turns: Sequence[HistoryTurn], starts: Sequence[str], in_order: bool, created_at: str
+) -> HistoryTurn | None:
+    # The turn before the first one that starts later, as the kit's forward walk finds it: on
     # chronological input that is the latest turn starting at or before the call. Plain
     # string comparison as the spec says; the kit's localeCompare orders uniformly formatted
-    # ISO-8601 strings the same way.
-    target = None
-    for turn in turns:
-        if turn.messages[0].created_at > created_at:
-            break
-        target = turn
-    return target
+    # ISO-8601 strings the same way. Starts in order (always, from Fit) allow a binary search:
+    # a linear walk per tool call is quadratic in a long history.
+    if in_order:
+        first_later = bisect.bisect_right(starts, created_at)
+    else:
+        first_later = next((i for i, s in enumerate(starts) if s > created_at), len(starts))
+    return turns[first_later - 1] if first_later else None
 
 
 def select_naive_turns(

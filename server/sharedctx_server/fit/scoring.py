@@ -17,7 +17,7 @@ from sharedctx_server.fit.neighbours import Neighbours, neighbour_gain, thread_n
 from sharedctx_server.fit.normalise import SimilarityNorm, normalise_similarity
 from sharedctx_server.fit.weights import FACTORS, resolve_weights
 
-__all__ = ["Candidates", "Scores", "ScoringOptions", "score_candidates"]
+__all__ = ["Candidates", "Scores", "ScoringOptions", "needs_factor", "score_candidates"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -119,6 +119,13 @@ class ScoringOptions:
             raise InvalidArgument("neighbour_decay", "must be in [0, 1]")
 
 
+def needs_factor(options: ScoringOptions, name: str, explain: bool) -> bool:
+    """Whether scoring computes factor `name`: it has weight, or explain shows every factor.
+    A caller can skip the factor's query-side inputs (the query's embedding, its BM25, the
+    keys it names) when this is False."""
+    return explain or options.weights[FACTORS.index(name)] > 0
+
+
 @dataclass(frozen=True, eq=False)
 class Scores:
     """Final scores, and on request each factor's value (n x 7, FACTORS order) and the
@@ -151,7 +158,7 @@ def score_candidates(
     weights = np.asarray(opts.weights, dtype=np.float64)
     n = len(candidates)
     columns: dict[int, FloatArray] = {}
-    needed = [i for i in range(len(FACTORS)) if explain or weights[i] > 0]
+    needed = [i for i, name in enumerate(FACTORS) if needs_factor(opts, name, explain)]
     for i in needed:
         columns[i] = _factor(
             i, candidates, now, query_embedding, lexical, query_references, eligible, opts

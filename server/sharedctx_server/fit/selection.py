@@ -166,7 +166,7 @@ def select_entries(
     below = pool & (ranked_scores < options.min_score)
     reasons[below] = Reason.MIN_SCORE
     pool &= ~below
-    smallest = _smallest_cost(options.form, full, comp)
+    smallest = smallest_cost(options.form, full, comp)
 
     recent = _newest(pool, times, options.keep_recent, newest_tiebreak)
     too_large = pool & (smallest > options.budget_tokens)
@@ -204,7 +204,8 @@ def select_entries(
     return _result(budget, keep, times, chrono_tiebreak, reasons)
 
 
-def _smallest_cost(form: Form, full: IntArray, comp: IntArray) -> IntArray:
+def smallest_cost(form: Form, full: IntArray, comp: IntArray) -> IntArray:
+    # AUTO: the cheaper form, as an entry is counted before its form is settled.
     if form is Form.FULL:
         return full
     if form is Form.COMPRESSED:

@@ -38,7 +38,7 @@ from sharedctx_server.fit.relevance import (
     select_relevant_turns,
 )
 from sharedctx_server.fit.result import Form, Reason, Selection
-from sharedctx_server.fit.selection import SelectionOptions
+from sharedctx_server.fit.selection import SelectionOptions, smallest_cost
 
 __all__ = ["ConversationEntry", "TurnSelection", "select_recent", "select_relevant"]
 
@@ -120,14 +120,6 @@ def _group(entries: Sequence[ConversationEntry], eligible: BoolArray | None) -> 
     attached = turn_of >= 0
     reasons[mask & ~attached] = Reason.UNATTACHED
     return _Turns(turns, members, turn_of, reasons, np.asarray(rows, dtype=np.int64))
-
-
-def _costs(options: SelectionOptions, full: IntArray, comp: IntArray) -> IntArray:
-    if options.form is Form.FULL:
-        return full
-    if options.form is Form.COMPRESSED:
-        return comp
-    return np.minimum(full, comp)  # AUTO: forms are settled after the turns are chosen
 
 
 def _too_large(grouped: _Turns, turn_cost: IntArray, budget: int) -> BoolArray:
@@ -232,7 +224,7 @@ def select_relevant(
             grouped.reasons[grouped.members[t]] = Reason.FLOOR
     kept = [t for t, turn in enumerate(turns) if id(turn) in surviving_ids]
 
-    turn_cost = _turn_costs(grouped, _costs(options, full, comp))
+    turn_cost = _turn_costs(grouped, smallest_cost(options.form, full, comp))
     big = _too_large(grouped, turn_cost, options.budget_tokens)
     kept = [t for t in kept if not big[t]]
     recent_start = len(turns) - options.keep_recent
@@ -305,7 +297,7 @@ def select_recent(
     full = np.asarray(original_tokens, dtype=np.int64)
     comp = np.asarray(compressed_tokens, dtype=np.int64)
     grouped = _group(entries, eligible)
-    turn_cost = _turn_costs(grouped, _costs(options, full, comp))
+    turn_cost = _turn_costs(grouped, smallest_cost(options.form, full, comp))
     big = _too_large(grouped, turn_cost, options.budget_tokens)
     newest_first = list(range(len(grouped.turns) - 1, -1, -1))
     while newest_first and big[newest_first[0]]:
