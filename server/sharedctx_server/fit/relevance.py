@@ -181,7 +181,7 @@ def select_naive_turns(
     return kept
 
 
-def select_relevant_turns(
+def turn_relevance(
     turns: Sequence[HistoryTurn],
     query: str,
     *,
@@ -191,8 +191,10 @@ def select_relevant_turns(
     floor_min: float | None = None,
     floor_max: float | None = None,
     floor_curve: float | None = None,
-) -> list[HistoryTurn]:
-    """The last keep_recent turns plus every older turn whose relevance clears the scaled floor."""
+) -> tuple[list[float], float]:
+    """Each turn's relevance to the query, and the scaled floor the turns older than the last
+    keep_recent must clear: what select_relevant_turns decides by, for callers that also
+    report them (Fit's RELEVANT strategy)."""
     if keep_recent < 0:
         # The kit reads past the end of the history here and throws; say why instead.
         raise ValueError(f"keep_recent must be >= 0, got {keep_recent}")
@@ -206,8 +208,30 @@ def select_relevant_turns(
         RELEVANCE_FLOOR_CURVE if floor_curve is None else floor_curve,
     )
     query_tokens = content_tokens(query)
-    return [
-        turn
-        for i, turn in enumerate(turns)
-        if i >= recent_start or relevance_to_query(turn.qa, query_tokens) >= floor
-    ]
+    return [relevance_to_query(turn.qa, query_tokens) for turn in turns], floor
+
+
+def select_relevant_turns(
+    turns: Sequence[HistoryTurn],
+    query: str,
+    *,
+    estimate_tokens: EstimateTokens,
+    history_budget: float,
+    keep_recent: int = 2,
+    floor_min: float | None = None,
+    floor_max: float | None = None,
+    floor_curve: float | None = None,
+) -> list[HistoryTurn]:
+    """The last keep_recent turns plus every older turn whose relevance clears the scaled floor."""
+    relevance, floor = turn_relevance(
+        turns,
+        query,
+        estimate_tokens=estimate_tokens,
+        history_budget=history_budget,
+        keep_recent=keep_recent,
+        floor_min=floor_min,
+        floor_max=floor_max,
+        floor_curve=floor_curve,
+    )
+    recent_start = len(turns) - keep_recent
+    return [turn for i, turn in enumerate(turns) if i >= recent_start or relevance[i] >= floor]

@@ -24,18 +24,12 @@ import numpy as np
 import numpy.typing as npt
 
 from sharedctx_server.fit.relevance import (
-    RELEVANCE_FLOOR_CURVE,
-    RELEVANCE_FLOOR_MAX,
-    RELEVANCE_FLOOR_MIN,
     EstimateTokens,
     HistoryTurn,
     Message,
     ToolCall,
-    content_tokens,
     group_history_into_turns,
-    relevance_to_query,
-    scaled_relevance_floor,
-    select_relevant_turns,
+    turn_relevance,
 )
 from sharedctx_server.fit.result import Form, Reason, Selection
 from sharedctx_server.fit.selection import SelectionOptions, smallest_cost
@@ -204,7 +198,8 @@ def select_relevant(
     comp = np.asarray(compressed_tokens, dtype=np.int64)
     grouped = _group(entries, eligible)
     turns = grouped.turns
-    survivors = select_relevant_turns(
+    # The same decision as select_relevant_turns, keeping the numbers it was made with.
+    scores, floor = turn_relevance(
         turns,
         query,
         estimate_tokens=estimate_tokens,
@@ -214,26 +209,23 @@ def select_relevant(
         floor_max=floor_max,
         floor_curve=floor_curve,
     )
-    surviving_ids = {id(t) for t in survivors}
-    query_tokens = content_tokens(query)
-    relevance = np.asarray(
-        [relevance_to_query(t.qa, query_tokens) for t in turns], dtype=np.float64
-    )
-    for t, turn in enumerate(turns):
-        if id(turn) not in surviving_ids:
+    relevance = np.asarray(scores, dtype=np.float64)
+    recent_start = len(turns) - options.keep_recent
+    kept = []
+    for t in range(len(turns)):
+        if t >= recent_start or relevance[t] >= floor:
+            kept.append(t)
+        else:
             grouped.reasons[grouped.members[t]] = Reason.FLOOR
-    kept = [t for t, turn in enumerate(turns) if id(turn) in surviving_ids]
 
     turn_cost = _turn_costs(grouped, smallest_cost(options.form, full, comp))
     big = _too_large(grouped, turn_cost, options.budget_tokens)
     kept = [t for t in kept if not big[t]]
-    recent_start = len(turns) - options.keep_recent
     # Shed order: oldest non-recent first, then the oldest recent turns.
     shed_order = [t for t in kept if t < recent_start] + [t for t in kept if t >= recent_start]
     kept_set = set(_keep_suffix(grouped, shed_order, turn_cost, options))
     kept = [t for t in kept if t in kept_set]
     selection = _finish(grouped, kept, options, full, comp)
-    floor = _floor_used(turns, estimate_tokens, options, floor_min, floor_max, floor_curve)
     return TurnSelection(selection, grouped.turn_of, relevance, floor)
 
 
@@ -259,25 +251,6 @@ def _keep_suffix(
         reason = Reason.BUDGET if over_budget else Reason.MAX_ENTRIES
         grouped.reasons[grouped.members[t]] = reason
     return shed_order[start:]
-
-
-def _floor_used(
-    turns: list[HistoryTurn],
-    estimate_tokens: EstimateTokens,
-    options: SelectionOptions,
-    floor_min: float | None,
-    floor_max: float | None,
-    floor_curve: float | None,
-) -> float:
-    older = turns[: max(len(turns) - options.keep_recent, 0)]
-    older_tokens = sum(estimate_tokens(t.qa) for t in older)
-    u = older_tokens / options.budget_tokens
-    return scaled_relevance_floor(
-        u,
-        RELEVANCE_FLOOR_MIN if floor_min is None else floor_min,
-        RELEVANCE_FLOOR_MAX if floor_max is None else floor_max,
-        RELEVANCE_FLOOR_CURVE if floor_curve is None else floor_curve,
-    )
 
 
 def select_recent(
