@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .fit.factors import token_density_scores
 from .fit.lexical import TermStats, lexical_terms
 from .fit.neighbours import Neighbours, thread_neighbours
 from .fit.scoring import Candidates
@@ -62,6 +63,15 @@ def _turn_role(kind: Kind, role: str, tool_name: str) -> str:
     return role or "assistant"
 
 
+@dataclass(frozen=True)
+class _Derived:
+    """What scoring reads that follows from the stored columns alone."""
+
+    timestamps: FloatArray
+    neighbours: Neighbours
+    density: FloatArray
+
+
 class NamespaceState:
     """Columns for one namespace; the owner serialises every call."""
 
@@ -93,7 +103,7 @@ class NamespaceState:
         self._threads: dict[str, int] = {}
         self._inbound: Counter[str] = Counter()  # name -> live entries referencing it
         self._name_slot: dict[str, int] = {}  # key or alias -> slot
-        self._neighbours: Neighbours | None = None
+        self._cached: _Derived | None = None
         self._grow(capacity)
 
     # --- columns -------------------------------------------------------------------------
@@ -179,7 +189,7 @@ class NamespaceState:
         )
         self.terms.add(slot, lexical_terms(full_text))
         self._link(slot)
-        self._neighbours = None
+        self._cached = None
 
     def set_vector(self, slot: int, vector: npt.NDArray[np.float32] | None) -> None:
         """Set (or clear) a slot's embedding."""
@@ -201,7 +211,7 @@ class NamespaceState:
         self.info[slot] = None
         self.terms.remove(slot)
         self._free.append(slot)
-        self._neighbours = None
+        self._cached = None
 
     def _take_new(self) -> int:
         if self._n == self._cap:
@@ -251,23 +261,37 @@ class NamespaceState:
         """Slots whose key or alias is in `names`."""
         return [s for s in (self._name_slot.get(n) for n in names) if s is not None]
 
+    def _derived(self) -> _Derived:
+        # Columns that only change when entries do: computed once per change, not per Fit.
+        if self._cached is None:
+            n = self._n
+            timestamps = (self.event_ms[:n] - EPOCH_MS) / 1000.0
+            threads = np.where(self.alive[:n], self.thread_id[:n], -1)
+            density = token_density_scores(self.original_tokens[:n], self.compressed_tokens[:n])
+            # Shared by every Fit until the next change: nobody may write to them.
+            timestamps.flags.writeable = False
+            density.flags.writeable = False
+            self._cached = _Derived(
+                timestamps=timestamps,
+                neighbours=thread_neighbours(threads, timestamps, self.sequence[:n]),
+                density=density,
+            )
+        return self._cached
+
     def timestamps(self) -> FloatArray:
-        """Event times in seconds since EPOCH_MS, per row."""
-        return (self.event_ms[: self._n] - EPOCH_MS) / 1000.0
+        """Event times in seconds since EPOCH_MS, per row (read-only)."""
+        return self._derived().timestamps
 
     def neighbours(self) -> Neighbours:
         """Chronological neighbours per thread, recomputed only after a change."""
-        if self._neighbours is None:
-            n = self._n
-            threads = np.where(self.alive[:n], self.thread_id[:n], -1)
-            self._neighbours = thread_neighbours(threads, self.timestamps(), self.sequence[:n])
-        return self._neighbours
+        return self._derived().neighbours
 
     def candidates(self) -> Candidates:
         """The scoring arrays (views; valid until the next update)."""
         n = self._n
+        derived = self._derived()
         return Candidates(
-            timestamps=self.timestamps(),
+            timestamps=derived.timestamps,
             original_tokens=self.original_tokens[:n],
             compressed_tokens=self.compressed_tokens[:n],
             importance=self.importance[:n],
@@ -276,7 +300,8 @@ class NamespaceState:
             embeddings=self.embeddings[:n],
             embedded=self.embedded[:n],
             thread_ids=self.thread_id[:n],
-            neighbours=self.neighbours(),
+            neighbours=derived.neighbours,
+            density=derived.density,
         )
 
     def live_mask(self, now_ms: int) -> BoolArray:
