@@ -50,6 +50,16 @@ async def wait_serving(port: int, service: str = "", timeout: float = 120.0) -> 
             await asyncio.sleep(0.1)
 
 
+# port -> pid of each server process running now (the perf benchmark reads their CPU time).
+SERVER_PIDS: dict[int, int] = {}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process `pid` has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextlib.asynccontextmanager
 async def subprocess_server(
     args: Sequence[str], env: dict[str, str] | None = None
@@ -61,10 +71,12 @@ async def subprocess_server(
         env={**os.environ, **(env or {})},
         stdout=subprocess.DEVNULL,
     )
+    SERVER_PIDS[port] = proc.pid
     try:
         await wait_serving(port)
         yield port
     finally:
+        SERVER_PIDS.pop(port, None)
         proc.terminate()
         try:
             proc.wait(20)

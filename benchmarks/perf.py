@@ -13,10 +13,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import resource
 import statistics
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import grpc
@@ -25,7 +26,14 @@ from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 
 from . import perf_fit
-from ._procs import echo_server, redis_echo_server, redis_server, sharedctx_server
+from ._procs import (
+    SERVER_PIDS,
+    cpu_seconds,
+    echo_server,
+    redis_echo_server,
+    redis_server,
+    sharedctx_server,
+)
 from .echo_server import ECHO_METHOD, request_for
 from .redis_echo_server import GET_METHOD
 
@@ -43,12 +51,47 @@ class Result:
     throughput: float
     p50_ms: float
     p99_ms: float
+    # CPU microseconds per call spent by the server process, by Redis and by this load
+    # generator. The machine's cores are all busy at 32 callers, so throughput there is about
+    # cores / (sum of the three): the figures say where a gap to the echo comes from.
+    server_cpu_us: float = 0.0
+    redis_cpu_us: float = 0.0
+    client_cpu_us: float = 0.0
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One run of run_load."""
+
+    throughput: float
+    p50_ms: float
+    p99_ms: float
+    server_cpu_us: float
+    redis_cpu_us: float
+    client_cpu_us: float
+
+
+class CpuMeter:
+    """CPU time used by a set of processes (server, Redis) and by this one, across a run."""
+
+    def __init__(self, server_pid: int | None, redis_pid: int) -> None:
+        self._pids = (server_pid, redis_pid)
+
+    def sample(self) -> tuple[float, float, float]:
+        """(server, redis, this process) CPU seconds so far."""
+        server, redis_pid = self._pids
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        return (
+            cpu_seconds(server) if server is not None else 0.0,
+            cpu_seconds(redis_pid),
+            own.ru_utime + own.ru_stime,
+        )
 
 
 async def run_load(
-    call: Callable[[int], Awaitable[object]], concurrency: int, requests: int
-) -> tuple[float, float, float]:
-    """Run `requests` calls from `concurrency` workers; (throughput/s, p50 ms, p99 ms)."""
+    call: Callable[[int], Awaitable[object]], concurrency: int, requests: int, cpu: CpuMeter
+) -> Measured:
+    """Run `requests` calls from `concurrency` workers and measure them."""
     latencies: list[float] = []
     per_worker = max(1, requests // concurrency)
 
@@ -61,11 +104,13 @@ async def run_load(
     # Warm-up: connections, script cache, code paths.
     for i in range(min(50, requests)):
         await call(i)
+    before = cpu.sample()
     started = time.perf_counter()
     await asyncio.gather(*(worker(w) for w in range(concurrency)))
     elapsed = time.perf_counter() - started
+    used = [(b - a) * 1e6 / len(latencies) for a, b in zip(before, cpu.sample(), strict=True)]
     q = statistics.quantiles(latencies, n=100)
-    return len(latencies) / elapsed, q[49] * 1000, q[98] * 1000
+    return Measured(len(latencies) / elapsed, q[49] * 1000, q[98] * 1000, *used)
 
 
 async def bench(requests: int, payload_bytes: int, keys: int, rounds: int = 3) -> list[Result]:
@@ -83,6 +128,16 @@ async def bench(requests: int, payload_bytes: int, keys: int, rounds: int = 3) -
             floor_channel = grpc.aio.insecure_channel(f"127.0.0.1:{floor_port}")
             floor_get = floor_channel.unary_unary(GET_METHOD)
             direct = aioredis.Redis.from_url(valkey.url)
+            redis_pid = int((await direct.info("server"))["process_id"])
+            meters = {
+                name: CpuMeter(SERVER_PIDS.get(port) if port else None, redis_pid)
+                for name, port in (
+                    ("sharedctx", sc_port),
+                    ("grpc_echo", echo_port),
+                    ("grpc_redis", floor_port),
+                    ("redis_py", None),
+                )
+            }
             stub = pb_grpc.SharedContextStub(sc_channel)
             echo = echo_channel.unary_unary(ECHO_METHOD)
             get_size = len(pb.GetRequest(namespace=NS, key="k00000").SerializeToString())
@@ -121,15 +176,16 @@ async def bench(requests: int, payload_bytes: int, keys: int, rounds: int = 3) -
                     # Targets interleaved round by round, medians kept: the machine is shared
                     # and its speed drifts, which a single pass per target would turn into
                     # ratios.
-                    runs: dict[str, list[tuple[float, float, float]]] = {t: [] for t in by_target}
+                    runs: dict[str, list[Measured]] = {t: [] for t in by_target}
                     for _ in range(rounds):
                         for name, call in by_target.items():
-                            runs[name].append(await run_load(call, concurrency, n))
+                            runs[name].append(await run_load(call, concurrency, n, meters[name]))
                     for name, measured in runs.items():
-                        tput, p50, p99 = (
-                            statistics.median(m[i] for m in measured) for i in range(3)
+                        medians = (
+                            statistics.median(getattr(m, f.name) for m in measured)
+                            for f in fields(Measured)
                         )
-                        results.append(Result(name, op, concurrency, n, tput, p50, p99))
+                        results.append(Result(name, op, concurrency, n, *medians))
             await sc_channel.close()
             await echo_channel.close()
             await floor_channel.close()
@@ -159,6 +215,38 @@ def ratios(results: list[Result]) -> dict[str, float]:
     return out
 
 
+def cpu_explanation(results: list[Result]) -> str:
+    """What the Get@32 target asks of the server's CPU, from the CPU figures of this run.
+
+    At 32 callers every core is busy, so each target's throughput is about
+    cores / (server + Redis + load generator CPU per call). Reaching 0.8x the echo therefore
+    needs sharedctx's total per call <= the echo's total / 0.8.
+    """
+    by = {(r.target, r.op, r.concurrency): r for r in results}
+    echo, ours = by.get(("grpc_echo", "get", 32)), by.get(("sharedctx", "get", 32))
+    if echo is None or ours is None:
+        return ""
+
+    def total(r: Result) -> float:
+        return r.server_cpu_us + r.redis_cpu_us + r.client_cpu_us
+
+    allowed = total(echo) / 0.8 - ours.client_cpu_us
+    lines = [
+        f"CPU per Get@32: echo {total(echo):.0f} us in all (its server {echo.server_cpu_us:.0f}),"
+        f" sharedctx {total(ours):.0f} us (server {ours.server_cpu_us:.0f} + Redis "
+        f"{ours.redis_cpu_us:.0f});",
+        f"0.8x the echo leaves sharedctx's server + Redis {allowed:.0f} us per Get"
+        f" ({allowed / max(echo.server_cpu_us, 1e-9):.2f}x what the bare echo server spends)",
+    ]
+    floor = by.get(("grpc_redis", "get", 32))
+    if floor is not None:
+        lines.append(
+            f"a bare gRPC server doing one redis-py GET spends {floor.server_cpu_us:.0f} + "
+            f"{floor.redis_cpu_us:.0f} us"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     """Run, print a table, write JSON."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -174,11 +262,15 @@ def main() -> None:
     )
     args = parser.parse_args()
     results = asyncio.run(bench(args.requests, args.payload_bytes, args.keys, args.rounds))
-    print(f"{'op':4} {'target':10} {'conc':>4} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
+    print(
+        f"{'op':4} {'target':10} {'conc':>4} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
+        f" {'CPU us/call: server':>20} {'redis':>6} {'loadgen':>8}"
+    )
     for r in results:
         print(
             f"{r.op:4} {r.target:10} {r.concurrency:>4} {r.throughput:>9.0f} "
-            f"{r.p50_ms:>8.2f} {r.p99_ms:>8.2f}"
+            f"{r.p50_ms:>8.2f} {r.p99_ms:>8.2f} {r.server_cpu_us:>20.0f} "
+            f"{r.redis_cpu_us:>6.0f} {r.client_cpu_us:>8.0f}"
         )
     summary = ratios(results)
     for name, value in summary.items():
@@ -188,6 +280,7 @@ def main() -> None:
         f"target Get@32 >= 0.8x bare gRPC echo: {target:.2f}x "
         f"{'MET' if target >= 0.8 else 'NOT MET'}"
     )
+    print(cpu_explanation(results))
     if "get_c32_grpc_redis_floor_vs_grpc_echo" in summary:
         print(
             "for scale: a bare gRPC server doing one redis-py GET per call reaches "
