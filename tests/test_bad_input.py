@@ -96,6 +96,35 @@ async def test_put_many_rejects_a_bad_item_and_writes_none(client: AsyncClient) 
     await assert_nothing_written(client)
 
 
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [
+        ({"key": ""}, "entries[0].key"),
+        ({"importance": 2.0}, "entries[0].importance"),
+        ({"ttl_seconds": -1}, "entries[0].ttl_seconds"),
+        ({"content": "a\x00b"}, "entries[0].content"),
+    ],
+)
+async def test_put_many_names_the_entry_even_when_it_is_the_only_one(
+    client: AsyncClient, bad: dict[str, object], field: str
+) -> None:
+    """A one-entry PutMany is still a batch: its errors say which entry, like any other."""
+    with pytest.raises(InvalidArgumentError) as info:
+        await client.put_many(NS, [{"key": "k", "content": "x", **bad}])
+    assert info.value.field == field
+    await assert_nothing_written(client)
+
+
+async def test_put_many_names_the_entry_of_a_limit_it_breaks(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter, limits=Limits(max_content_bytes=10)) as (_, c):
+        with pytest.raises(ResourceExhaustedError, match=r"entries\[1\]") as info:
+            await c.put_many(NS, [{"key": "a", "content": "x"}, {"key": "b", "content": "y" * 11}])
+        assert info.value.limit == "max_content_bytes"
+        await assert_nothing_written(c)
+
+
 async def test_put_many_rejects_duplicate_keys(client: AsyncClient) -> None:
     with pytest.raises(InvalidArgumentError, match="appears twice"):
         await client.put_many(NS, [{"key": "a", "content": "x"}, {"key": "a", "content": "y"}])

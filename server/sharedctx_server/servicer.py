@@ -57,7 +57,7 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
         self, request: pb.PutRequest, context: grpc.aio.ServicerContext
     ) -> pb.PutResponse:
         ns = self._ns(request.namespace)
-        (entry,), (stamp,) = await self._writes.write(ns, [request])
+        (entry,), (stamp,) = await self._writes.write(ns, [request], batch=False)
         return pb.PutResponse(entry=entry_to_proto(entry.key, stamp, entry.meta))
 
     @maps_errors
@@ -70,7 +70,7 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
                 raise InvalidArgument(
                     f"entries[{i}].namespace", "must be empty or equal to the request's namespace"
                 )
-        entries, stamps = await self._writes.write(ns, request.entries)
+        entries, stamps = await self._writes.write(ns, request.entries, batch=True)
         return pb.PutManyResponse(
             entries=[entry_to_proto(e.key, s, e.meta) for e, s in zip(entries, stamps, strict=True)]
         )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 
 from sharedctx.v1 import sharedctx_pb2 as pb
@@ -20,6 +21,22 @@ from .tokens import TokenCounter
 
 # Token counting of larger batches moves off the event loop so other RPCs keep flowing.
 _OFFLOAD_BYTES = 64 * 1024
+_EMBED_MODES = (pb.EMBED_UNSPECIFIED, pb.EMBED_SYNC, pb.EMBED_ASYNC)
+
+
+@contextmanager
+def _fields_of(path: str) -> Iterator[None]:
+    """Errors raised inside name their field under `path` (a PutMany's `entries[i]`), so the
+    per-field checks need not know whether they look at a Put or at one entry of a batch."""
+    if not path:
+        yield
+        return
+    try:
+        yield
+    except InvalidArgument as exc:
+        raise InvalidArgument(f"{path}.{exc.field}", exc.rule) from None
+    except LimitExceeded as exc:
+        raise LimitExceeded(exc.limit, f"{path}: {exc}", exc.retry_after_s) from None
 
 
 class EntryWriter:
@@ -29,50 +46,25 @@ class EntryWriter:
         self._settings = settings
         self._tokens = tokens
 
-    def check(self, namespace: str, requests: Sequence[pb.PutRequest]) -> list[NewEntry]:
-        """Validate every request (all before any write) and build entries without token counts."""
+    def check(
+        self, namespace: str, requests: Sequence[pb.PutRequest], batch: bool
+    ) -> list[NewEntry]:
+        """Validate every request (all before any write) and build entries without token counts.
+
+        `batch`: the requests are a PutMany's `entries`, so errors name `entries[i].<field>`
+        (a Put's name the field alone), whatever the number of entries."""
         limits = self._settings.limits
         V.check_batch(len(requests), limits)
         seen: set[str] = set()
-        total = 0
         entries = []
         for i, req in enumerate(requests):
-            field = "key" if len(requests) == 1 else f"entries[{i}].key"
-            key = V.check_key(req.key, limits, field)
-            if key in seen:
-                raise InvalidArgument(field, f"{key!r} appears twice in one PutMany")
-            seen.add(key)
-            size = V.check_content(req.content, limits)
-            if looks_binary(req.content):
-                raise InvalidArgument(
-                    "content" if len(requests) == 1 else f"entries[{i}].content",
-                    "looks binary (NUL bytes or mostly control characters); store text, "
-                    "e.g. base64-encode binary data",
-                )
-            compressed = req.compressed if req.HasField("compressed") else None
-            comp_size = (
-                0 if compressed is None else V.check_content(compressed, limits, "compressed")
-            )
-            total += size + comp_size
-            meta = replace(
-                caller_meta(req, limits),
-                original_bytes=size,
-                compressed_bytes=size if compressed is None else comp_size,
-                compressor="none" if compressed is None else "caller",
-            )
-            entries.append(
-                NewEntry(
-                    key=key,
-                    content=req.content,
-                    compressed=compressed,
-                    meta=meta,
-                    ttl_ms=ttl_ms(req, self._settings),
-                    event_ms=event_ms_from_proto(req),
-                    if_version=V.check_if_version(
-                        req.if_version if req.HasField("if_version") else None
-                    ),
-                )
-            )
+            with _fields_of(f"entries[{i}]" if batch else ""):
+                entry = self._check_one(req)
+                if entry.key in seen:
+                    raise InvalidArgument("key", f"{entry.key!r} appears twice in one PutMany")
+            seen.add(entry.key)
+            entries.append(entry)
+        total = sum(e.stored_bytes for e in entries)
         if total > limits.max_batch_bytes:
             raise LimitExceeded(
                 "max_batch_bytes",
@@ -80,9 +72,41 @@ class EntryWriter:
             )
         return entries
 
-    async def prepare(self, namespace: str, requests: Sequence[pb.PutRequest]) -> list[NewEntry]:
+    def _check_one(self, req: pb.PutRequest) -> NewEntry:
+        limits = self._settings.limits
+        if req.embed not in _EMBED_MODES:
+            raise InvalidArgument("embed", f"unknown value {req.embed}")
+        key = V.check_key(req.key, limits)
+        size = V.check_content(req.content, limits)
+        if looks_binary(req.content):
+            raise InvalidArgument(
+                "content",
+                "looks binary (NUL bytes or mostly control characters); store text, "
+                "e.g. base64-encode binary data",
+            )
+        compressed = req.compressed if req.HasField("compressed") else None
+        comp_size = 0 if compressed is None else V.check_content(compressed, limits, "compressed")
+        meta = replace(
+            caller_meta(req, limits),
+            original_bytes=size,
+            compressed_bytes=size if compressed is None else comp_size,
+            compressor="none" if compressed is None else "caller",
+        )
+        return NewEntry(
+            key=key,
+            content=req.content,
+            compressed=compressed,
+            meta=meta,
+            ttl_ms=ttl_ms(req, self._settings),
+            event_ms=event_ms_from_proto(req),
+            if_version=V.check_if_version(req.if_version if req.HasField("if_version") else None),
+        )
+
+    async def prepare(
+        self, namespace: str, requests: Sequence[pb.PutRequest], batch: bool
+    ) -> list[NewEntry]:
         """check() plus what the server derives: token counts, Fit factors, content hash."""
-        entries = self.check(namespace, requests)
+        entries = self.check(namespace, requests, batch)
         if sum(len(e.content) for e in entries) > _OFFLOAD_BYTES:
             return await asyncio.to_thread(self._derive_all, entries)
         return self._derive_all(entries)

@@ -7,12 +7,9 @@ from collections.abc import Sequence
 from sharedctx.v1 import sharedctx_pb2 as pb
 
 from .entry_embeddings import EntryEmbeddings
-from .errors import InvalidArgument
 from .model import NewEntry, Stamp
 from .store import Store
 from .writer import EntryWriter
-
-_EMBED_MODES = (pb.EMBED_UNSPECIFIED, pb.EMBED_SYNC, pb.EMBED_ASYNC)
 
 
 class WritePath:
@@ -24,14 +21,11 @@ class WritePath:
         self._store = store
 
     async def write(
-        self, namespace: str, requests: Sequence[pb.PutRequest]
+        self, namespace: str, requests: Sequence[pb.PutRequest], batch: bool
     ) -> tuple[list[NewEntry], list[Stamp]]:
-        """Prepare, embed (SYNC items) and store atomically; ASYNC items are embedded after."""
-        for i, req in enumerate(requests):
-            if req.embed not in _EMBED_MODES:
-                field = "embed" if len(requests) == 1 else f"entries[{i}].embed"
-                raise InvalidArgument(field, f"unknown value {req.embed}")
-        entries = await self._writer.prepare(namespace, requests)
+        """Prepare, embed (SYNC items) and store atomically; ASYNC items are embedded after.
+        `batch`: the requests are a PutMany's entries (errors name `entries[i].<field>`)."""
+        entries = await self._writer.prepare(namespace, requests, batch)
         is_async = [r.embed == pb.EMBED_ASYNC for r in requests]
         now = [e for e, later in zip(entries, is_async, strict=True) if not later]
         vectors_now = await self._embeddings.vectors_for_put(namespace, now)
