@@ -222,6 +222,42 @@ async def test_preset_and_weight_overrides_change_the_ranking(client: AsyncClien
     assert seed.weights["recency"] == pytest.approx(0.4)
 
 
+async def test_defaults_put_a_fresh_error_log_above_old_chat_that_shares_its_words(
+    client: AsyncClient,
+) -> None:
+    """Agent-style data (fit.md): within a task, the fresh failure output is what the next
+    call needs, not a days-old chat turn that happens to use the query's words; the old turn
+    still beats fresh output that has nothing to do with the query."""
+    now = datetime.now(timezone.utc)
+    old = now - timedelta(days=2)
+    await client.put_many(
+        NS,
+        [
+            PutItem(key="chat/old", kind="message", role="user", event_time=old,
+                    content="The deploy failed on Monday because the deploy script timed out; "
+                            "next time the deploy fails we just run it again."),
+            PutItem(key="tool/cat", kind="tool_output", tool_name="cat",
+                    event_time=now - timedelta(minutes=8),
+                    content="[server]\nhost = 0.0.0.0\nworkers = 4"),
+            PutItem(key="tool/deploy", kind="tool_output", tool_name="deploy",
+                    event_time=now - timedelta(minutes=3),
+                    content="Uploading release 4.2 ...\n"
+                            "Traceback (most recent call last):\n"
+                            '  File "migrate.py", line 88, in upgrade\n'
+                            "psycopg.errors.UndefinedColumn: column users.plan does not exist\n"
+                            "exit status 1"),
+            PutItem(key="note/next", kind="note", event_time=now - timedelta(minutes=1),
+                    content="Ship the release once staging is green."),
+        ],
+    )  # fmt: skip
+    result = await client.fit(NS, "Why did the deploy fail, and how do I fix it?", 60,
+                              keep_recent=0, explain=True)  # fmt: skip
+    ranking = [c.key for c in result.explain]
+    assert ranking[0] == "tool/deploy"
+    assert "tool/deploy" in result.keys
+    assert ranking.index("chat/old") < ranking.index("tool/cat")
+
+
 async def test_adaptive_caps_near_duplicate_entries(client: AsyncClient) -> None:
     await client.put_many(
         NS,

@@ -100,11 +100,27 @@ def test_semantic_factor_ranks_by_cosine_and_skips_unembedded_rows() -> None:
     emb = np.array([[1, 0], [0.8, 0.6], [0, 1], [1, 0]], dtype=np.float32)
     embedded = np.array([True, True, True, False])
     c = candidates(4, d=2, embeddings=emb, embedded=embedded)
-    s = score_candidates(
-        c, now=NOW, query_embedding=[2.0, 0.0], options=only("semantic_similarity")
-    )
+    by_rank = replace(only("semantic_similarity"), similarity_norm=SimilarityNorm.RANK)
+    s = score_candidates(c, now=NOW, query_embedding=[2.0, 0.0], options=by_rank)
     k = ScoringOptions().rank_constant
     assert s.scores.tolist() == pytest.approx([1.0, k / (k + 1), k / (k + 2), 0.0])
+
+
+def test_default_hybrid_norm_averages_rank_and_min_max() -> None:
+    """Cosines 1, 0.8, 0: by rank 1, k/(k+1), k/(k+2); by min-max 1, 0.8, 0; the default
+    HYBRID takes rank_share of the first and the rest of the second."""
+    emb = np.array([[1, 0], [0.8, 0.6], [0, 1], [1, 0]], dtype=np.float32)
+    embedded = np.array([True, True, True, False])
+    c = candidates(4, d=2, embeddings=emb, embedded=embedded)
+    opts = only("semantic_similarity")
+    assert opts.similarity_norm is SimilarityNorm.HYBRID
+    s = score_candidates(c, now=NOW, query_embedding=[2.0, 0.0], options=opts)
+    k, a = opts.rank_constant, opts.rank_share
+    expected = [1.0, a * k / (k + 1) + (1 - a) * 0.8, a * k / (k + 2), 0.0]
+    assert s.scores.tolist() == pytest.approx(expected)
+    lexical = np.array([0.0, 3.0, 1.0, 0.0])
+    s = score_candidates(c, now=NOW, lexical=lexical, options=only("lexical_relevance"))
+    assert s.scores.tolist() == pytest.approx([0.0, 1.0, a * k / (k + 1) + (1 - a) / 3, 0.0])
 
 
 def test_rank_normalisation_lifts_a_narrow_cosine_band_to_the_full_scale() -> None:
@@ -122,7 +138,8 @@ def test_rank_normalisation_lifts_a_narrow_cosine_band_to_the_full_scale() -> No
 def test_lexical_factor_gives_nothing_to_candidates_without_a_match() -> None:
     c = candidates(4)
     lexical = np.array([0.0, 3.0, 1.0, 0.0])
-    s = score_candidates(c, now=NOW, lexical=lexical, options=only("lexical_relevance"))
+    by_rank = replace(only("lexical_relevance"), similarity_norm=SimilarityNorm.RANK)
+    s = score_candidates(c, now=NOW, lexical=lexical, options=by_rank)
     k = ScoringOptions().rank_constant
     assert s.scores.tolist() == pytest.approx([0.0, 1.0, k / (k + 1), 0.0])
     minmax = replace(only("lexical_relevance"), similarity_norm=SimilarityNorm.MINMAX)

@@ -24,6 +24,11 @@ class SimilarityNorm(enum.Enum):
     RANK = "rank"  # k / (k + rank), rank 0 for the best: reciprocal-rank fusion
     MINMAX = "minmax"  # (v - min) / (max - min); BM25: v / max
     RAW = "raw"  # the seed's fixed mapping: (cos + 1) / 2; BM25: v / max
+    # rank_share · RANK + (1 - rank_share) · MINMAX. Reciprocal ranks keep the best few
+    # matches well apart but flatten everything past the top dozens to nearly the same value;
+    # min-max keeps how close those deeper candidates really are, which is what decides the
+    # fill of a large budget.
+    HYBRID = "hybrid"
 
 
 def competition_ranks(values: npt.NDArray[np.floating]) -> npt.NDArray[np.int64]:
@@ -51,12 +56,22 @@ def normalise_similarity(
     *,
     rank_constant: float = 60.0,
     cosine: bool = True,
+    rank_share: float = 0.5,
 ) -> FloatArray:
     """Map one similarity column to [0, 1] across the valid candidates; invalid rows get 0.
 
     `cosine` says the values are cosines (semantic) rather than non-negative scores (BM25),
     which decides the RAW and MINMAX mappings. Non-finite values count as invalid.
+    `rank_share` is HYBRID's weight on the rank mapping.
     """
+    if method is SimilarityNorm.HYBRID:
+        by_rank = normalise_similarity(
+            values, valid, SimilarityNorm.RANK, rank_constant=rank_constant, cosine=cosine
+        )
+        by_range = normalise_similarity(values, valid, SimilarityNorm.MINMAX, cosine=cosine)
+        by_rank *= rank_share
+        by_rank += (1.0 - rank_share) * by_range
+        return by_rank
     finite = np.isfinite(values)
     ok = finite if valid is None else (valid & finite)
     if not cosine:

@@ -25,17 +25,21 @@ FACTORS: tuple[str, ...] = (
 )
 
 # `default` was tuned on LoCoMo's development split (benchmarks/tune_fit.py, then checked
-# through the API with benchmarks/quality.py): the two similarity signals, fused by rank,
-# carry retrieval; the grid around these values is flat (recall within ±0.005), so they are
-# not fitted to its questions. Recency keeps real weight for agent work, where fresh tool
-# output matters: on month-old conversations it is ~0 for every entry and changes no ranking,
-# while within one task (minutes) it lifts fresh output over old chat that shares its words.
+# through the API with benchmarks/quality.py): the two similarity signals, fused (scoring's
+# HYBRID norm), carry retrieval; the grid around these values is flat (recall within ±0.005),
+# so they are not fitted to its questions. Recency keeps real weight for agent work, where
+# fresh tool output matters: on month-old conversations it is ~0 for every entry and changes
+# no ranking (LoCoMo recall is identical for any recency weight), while over days it lifts
+# fresh output over old chat that shares the query's words. 0.55 is what the agent scenario
+# of benchmarks/quality.py needs with margin (a fresh failing-test log above a 3-day-old chat
+# turn about a failed build; the turn still ranks above unrelated fresh output); 0.45 or
+# less loses it under the HYBRID norm, whose spread lets a top similarity match count more.
 # `headroom` is the seed's example weights, kept verbatim.
 WEIGHT_PRESETS: Mapping[str, Mapping[str, float]] = MappingProxyType(
     {
         "default": MappingProxyType(
             {
-                "recency": 0.35,
+                "recency": 0.55,
                 "semantic_similarity": 0.40,
                 "toin_importance": 0.07,
                 "error_indicator": 0.06,
