@@ -13,6 +13,7 @@ from sharedctx_server.fit import (
     Form,
     Reason,
     SelectionOptions,
+    select_entries,
     select_recent,
     select_relevant,
 )
@@ -152,6 +153,22 @@ def test_auto_form_in_turn_strategies_keeps_every_chosen_turn_within_budget() ->
     assert sel.indices.size == 8 and sel.total_tokens == 100
     newest = sel.indices.tolist().index(7)
     assert sel.forms[newest] == Form.FULL and sel.ranks[newest] == 1
+
+
+def test_auto_form_past_the_threshold_is_the_smaller_form_alike_in_every_strategy() -> None:
+    """Past compress_threshold AUTO returns the smaller form, compressed on a tie, whether
+    SCORED or a turn strategy chose the entries: entry 0 has nothing to compress (tie), entry
+    1 a caller-supplied compressed form larger than its full one."""
+    entries = conversation(PAIRS)[:2]
+    full = np.array([10, 10], dtype=np.int64)
+    comp = np.array([10, 12], dtype=np.int64)
+    opts = SelectionOptions(budget_tokens=100, form=Form.AUTO, compress_threshold=0, keep_recent=0)
+    turns = select_recent(entries, full, comp, opts).selection
+    scored = select_entries(np.array([0.9, 0.8]), np.array([0.0, 1.0]), full, comp, opts)
+    for sel in (turns, scored):
+        forms = dict(zip(sel.indices.tolist(), sel.forms.tolist(), strict=True))
+        assert forms == {0: Form.COMPRESSED, 1: Form.FULL}
+        assert sel.total_tokens == 20
 
 
 @st.composite

@@ -108,16 +108,27 @@ class _Budget:
         return True
 
     def _auto(self, full_cost: int, compressed_cost: int, reserve: int) -> tuple[Form, int] | None:
-        # Full while the running total stays within the threshold; compressed after that;
-        # full again as a last resort when it is the smaller form and still fits.
-        within = self.used + full_cost <= self.threshold
-        if within and full_cost + reserve <= self.left:
-            return Form.FULL, full_cost
-        if compressed_cost <= self.left:
-            return Form.COMPRESSED, compressed_cost
-        if full_cost <= self.left:
-            return Form.FULL, full_cost
-        return None
+        form, cost = auto_form(
+            self.used, full_cost, compressed_cost, self.threshold, self.left - reserve
+        )
+        return (form, cost) if cost <= self.left else None
+
+
+def auto_form(
+    used: int, full_cost: int, compressed_cost: int, threshold: int, room: int
+) -> tuple[Form, int]:
+    """The AUTO form of the next entry and its cost, for every strategy.
+
+    Full while the running total (`used` before it) stays within `threshold` and the full
+    form fits in `room`; after that the smaller form, compressed on a tie (fit.md: compressed
+    after the threshold). A caller-supplied compressed form can be the larger one, and then
+    the full form is returned, which costs less.
+    """
+    if used + full_cost <= threshold and full_cost <= room:
+        return Form.FULL, full_cost
+    if compressed_cost <= full_cost:
+        return Form.COMPRESSED, compressed_cost
+    return Form.FULL, full_cost
 
 
 def select_entries(

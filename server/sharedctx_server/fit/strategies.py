@@ -32,7 +32,7 @@ from sharedctx_server.fit.relevance import (
     turn_relevance,
 )
 from sharedctx_server.fit.result import Form, Reason, Selection
-from sharedctx_server.fit.selection import SelectionOptions, smallest_cost
+from sharedctx_server.fit.selection import SelectionOptions, auto_form, smallest_cost
 
 __all__ = ["ConversationEntry", "TurnSelection", "select_recent", "select_relevant"]
 
@@ -164,15 +164,11 @@ def _settle_forms(
     used = 0
     fulls, comps = full[rows].tolist(), comp[rows].tolist()
     for p, (f, c) in enumerate(zip(fulls, comps, strict=True)):
-        within = used + f <= options.threshold
-        fits_full = within and used + f + reserve_after[p] <= options.budget_tokens
-        if fits_full or f <= c:
-            chosen_forms.append(int(Form.FULL))
-            chosen_costs.append(f)
-        else:
-            chosen_forms.append(int(Form.COMPRESSED))
-            chosen_costs.append(c)
-        used += chosen_costs[-1]
+        room = options.budget_tokens - used - reserve_after[p]
+        form, cost = auto_form(used, f, c, options.threshold, room)
+        chosen_forms.append(int(form))
+        chosen_costs.append(cost)
+        used += cost
     return np.asarray(chosen_forms, dtype=np.int8), np.asarray(chosen_costs, dtype=np.int64)
 
 
