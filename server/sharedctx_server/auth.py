@@ -287,9 +287,13 @@ class TokenFile:
         path: Path,
         reload_seconds: float,
         clock: Callable[[], float] = time.monotonic,
+        certs_verified: bool = False,
     ) -> None:
         self.path = path
         self._reload_seconds = reload_seconds
+        # Whether the server verifies client certificates (--tls-client-ca): without that,
+        # client_cert entries can match nobody, which a reload can only warn about.
+        self._certs_verified = certs_verified
         self._clock = clock
         self._version = _file_version(path)
         self.table = TokenTable.load(path)
@@ -324,6 +328,13 @@ class TokenFile:
         self._version = version
         self.table = table
         log.info("auth tokens reloaded from %s: %d token(s)", self.path, len(table))
+        if table.certs and not self._certs_verified:
+            log.warning(
+                "%s now holds client_cert entries, but this server does not verify client "
+                "certificates (no --tls-client-ca): those entries match no caller until it "
+                "is restarted with mTLS",
+                self.path,
+            )
         return True
 
 
@@ -386,7 +397,11 @@ class Authenticator:
     def from_settings(cls, settings: Settings) -> Authenticator | None:
         """The configured authenticator, or None when auth is off."""
         tokens = (
-            TokenFile(settings.auth_tokens, settings.auth_reload_seconds)
+            TokenFile(
+                settings.auth_tokens,
+                settings.auth_reload_seconds,
+                certs_verified=settings.tls_client_ca is not None,
+            )
             if settings.auth_tokens
             else None
         )

@@ -142,3 +142,16 @@ def test_an_empty_token_list_on_reload_revokes_every_token(token_file: Path) -> 
     now[0] += 1.5
     assert tokens.lookup(WRITER) is None
     assert len(tokens) == 0
+
+
+@pytest.mark.parametrize("verified", [False, True])
+def test_client_cert_entries_reloaded_without_mtls_are_flagged(
+    token_file: Path, caplog: pytest.LogCaptureFixture, verified: bool
+) -> None:
+    """At start such a file is refused; on reload it can only be warned about, loudly."""
+    tokens = TokenFile(token_file, reload_seconds=1.0, certs_verified=verified)
+    cert = {"client_cert": "uri:spiffe://team-a/agent", "principal": "agent-c",
+            "namespaces": ["team-a/"], "permissions": ["read"]}  # fmt: skip
+    write_tokens(token_file, [*rotated(), cert])
+    assert tokens.refresh() is True
+    assert ("does not verify client certificates" in caplog.text) is not verified
