@@ -330,6 +330,37 @@ async def test_fit_sees_puts_deletes_and_expiry_at_once(client: AsyncClient) -> 
     assert (await client.fit(NS, "sunny Paris", 1000)).candidates == 0
 
 
+@pytest.mark.parametrize("strategy", ["relevant", "recent"])
+async def test_turn_strategies_see_puts_deletes_expiry_and_filters_at_once(
+    client: AsyncClient, strategy: str
+) -> None:
+    """Their grouping into turns is kept between Fits: every change must still show."""
+
+    def msg(key: str, text: str, minute: int, role: str, **extra: Any) -> PutItem:
+        return PutItem(key=key, content=text, role=role, kind="message",
+                       event_time=T0 + timedelta(minutes=minute), **extra)  # fmt: skip
+
+    async def keys(**options: Any) -> list[str]:
+        return (await client.fit(NS, "sunny Paris", 1000, strategy=strategy, **options)).keys
+
+    await client.put_many(NS, [msg("q1", "is Paris sunny?", 0, "user"),
+                               msg("a1", "Paris is sunny today", 1, "assistant")])  # fmt: skip
+    assert await keys() == ["q1", "a1"]
+    assert await keys() == ["q1", "a1"]  # the grouping reused
+    await client.put_many(NS, [msg("q2", "and Rome?", 2, "user", tags=["rome"]),
+                               msg("a2", "Rome is sunny too", 3, "assistant", tags=["rome"],
+                                   ttl_seconds=1)])  # fmt: skip
+    assert await keys() == ["q1", "a1", "q2", "a2"]
+    assert await keys(filters={"exclude_tags": ["rome"]}) == ["q1", "a1"]
+    await client.delete(NS, "q1")
+    assert "q1" not in await keys()
+    deadline = time.monotonic() + 5
+    while "a2" in await keys():  # expiry changes the turns without any write
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.1)
+    assert await keys() == ["a1", "q2"]
+
+
 async def test_steady_state_fit_costs_at_most_two_redis_commands(
     server: RunningServer, client: AsyncClient, redis_url: str
 ) -> None:

@@ -32,6 +32,7 @@ from .fit import (
     Selection,
     SelectionOptions,
     forward_references,
+    index_turns,
     lexical_terms,
     needs_factor,
     resolve_weights,
@@ -202,24 +203,30 @@ class FitService:
         eligible = live & _filter_mask(state, params.filters)
         if params.strategy == "scored":
             return self._scored(params, state, now_ms, query_vector, live, eligible)
-        entries = [_conversation_entry(state, i) for i in range(n)]
+        # The turns depend only on the entries and on which are eligible: grouped once per
+        # change of the namespace (and filter/expiry mask), not on every Fit.
+        index = state.memo(
+            ("turns", eligible.tobytes()),
+            lambda: index_turns(
+                [_conversation_entry(state, i) for i in range(n)], eligible, self._tokens.count
+            ),
+        )
         orig, comp = state.original_tokens[:n], state.compressed_tokens[:n]
         if params.strategy == "relevant":
             turns = select_relevant(
-                entries,
+                index,
                 params.query,
                 orig,
                 comp,
                 params.selection,
                 estimate_tokens=self._tokens.count,
-                eligible=eligible,
             )
             # Rows in no turn (filtered out, expired, or no turns at all) score 0.
             scores = np.zeros(n)
             in_turn = turns.turn_of >= 0
             scores[in_turn] = turns.relevance[turns.turn_of[in_turn]]
         else:
-            turns = select_recent(entries, orig, comp, params.selection, eligible=eligible)
+            turns = select_recent(index, orig, comp, params.selection)
             scores = np.zeros(n)
         return _Outcome(turns.selection, scores, live)
 

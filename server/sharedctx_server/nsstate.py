@@ -8,9 +8,9 @@ columns once per change (neighbours, reference counts), never per entry per quer
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,10 @@ BoolArray = npt.NDArray[np.bool_]
 # Fit's relevance strategies see message entries whole, tool outputs by their first 200
 # characters (arg_text); keeping a bounded prefix keeps memory proportional to entry count.
 _RELEVANCE_TEXT_CHARS = 4000
+# NamespaceState.memo keeps this many derived structures (e.g. one per Fit filter in use).
+_MEMO_KEYS = 4
+
+T = TypeVar("T")
 # Timestamps are seconds since this epoch (2020-01-01): small numbers keep float64 exact to
 # well under a millisecond.
 EPOCH_MS = 1_577_836_800_000
@@ -104,6 +108,7 @@ class NamespaceState:
         self._inbound: Counter[str] = Counter()  # name -> live entries referencing it
         self._name_slot: dict[str, int] = {}  # key or alias -> slot
         self._cached: _Derived | None = None
+        self._memo: dict[Hashable, Any] = {}
         self._grow(capacity)
 
     # --- columns -------------------------------------------------------------------------
@@ -189,7 +194,7 @@ class NamespaceState:
         )
         self.terms.add(slot, lexical_terms(full_text))
         self._link(slot)
-        self._cached = None
+        self._changed()
 
     def set_vector(self, slot: int, vector: npt.NDArray[np.float32] | None) -> None:
         """Set (or clear) a slot's embedding."""
@@ -211,7 +216,7 @@ class NamespaceState:
         self.info[slot] = None
         self.terms.remove(slot)
         self._free.append(slot)
-        self._cached = None
+        self._changed()
 
     def _take_new(self) -> int:
         if self._n == self._cap:
@@ -260,6 +265,23 @@ class NamespaceState:
     def slots_named(self, names: list[str]) -> list[int]:
         """Slots whose key or alias is in `names`."""
         return [s for s in (self._name_slot.get(n) for n in names) if s is not None]
+
+    def _changed(self) -> None:
+        # An entry came or went: whatever was derived from the entries is stale.
+        self._cached = None
+        self._memo.clear()
+
+    def memo(self, key: Hashable, build: Callable[[], T]) -> T:
+        """`build()`, computed once and kept until the next change of the entries (at most
+        _MEMO_KEYS keys, the oldest dropped first): for callers' derived structures, such as
+        the turn strategies' grouping, that cost far more to build than to use."""
+        if key in self._memo:
+            return cast(T, self._memo[key])
+        value = build()
+        if len(self._memo) >= _MEMO_KEYS:
+            del self._memo[next(iter(self._memo))]
+        self._memo[key] = value
+        return value
 
     def _derived(self) -> _Derived:
         # Columns that only change when entries do: computed once per change, not per Fit.

@@ -13,10 +13,12 @@ from sharedctx_server.fit import (
     Form,
     Reason,
     SelectionOptions,
+    index_turns,
     select_entries,
     select_recent,
     select_relevant,
 )
+from sharedctx_server.fit.relevance import turn_relevance
 
 
 def estimate(text: str) -> int:
@@ -219,3 +221,37 @@ def test_turn_strategies_never_exceed_the_budget_and_give_every_entry_a_reason(
         for t in set(result.turn_of[sel.indices].tolist()):
             members = set(np.flatnonzero(result.turn_of == t).tolist())
             assert members <= chosen
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    histories(),
+    st.lists(st.integers(1, 150), min_size=1, max_size=3),
+    st.integers(0, 3),
+    st.sampled_from(["deploy staging database", "lunch", "", "config ok"]),
+)
+def test_a_reused_turn_index_selects_as_fresh_grouping_does_and_as_the_spec_scores(
+    history: tuple[list[ConversationEntry], np.ndarray, np.ndarray],
+    budgets: list[int],
+    keep_recent: int,
+    query: str,
+) -> None:
+    """Fit keeps one TurnIndex across requests; reusing it, for several budgets and queries
+    in a row, must change nothing, and its relevance and floor are turn_relevance's."""
+    entries, full, comp = history
+    index = index_turns(entries, None, estimate)
+    for budget in budgets:
+        opts = SelectionOptions(budget_tokens=budget, keep_recent=keep_recent)
+        reused = select_relevant(index, query, full, comp, opts, estimate_tokens=estimate)
+        fresh = select_relevant(entries, query, full, comp, opts, estimate_tokens=estimate)
+        assert reused.selection.indices.tolist() == fresh.selection.indices.tolist()
+        assert reused.selection.reasons.tolist() == fresh.selection.reasons.tolist()
+        relevance, floor = turn_relevance(
+            index.turns, query, estimate_tokens=estimate, history_budget=budget,
+            keep_recent=keep_recent,
+        )  # fmt: skip
+        assert reused.relevance.tolist() == relevance
+        assert reused.floor == floor
+        recent = select_recent(index, full, comp, opts).selection
+        again = select_recent(entries, full, comp, opts).selection
+        assert recent.indices.tolist() == again.indices.tolist()

@@ -55,7 +55,9 @@ from sharedctx_server.fit.selection import SelectionOptions, TextSource, select_
 from sharedctx_server.fit.simhash import simhash_many
 from sharedctx_server.fit.strategies import (
     ConversationEntry,
+    TurnIndex,
     TurnSelection,
+    index_turns,
     select_recent,
     select_relevant,
 )
@@ -118,6 +120,7 @@ __all__ = [
     "thread_neighbours",
     # selection and strategies
     "ConversationEntry",
+    "TurnIndex",
     "Fill",
     "Form",
     "Reason",
@@ -127,6 +130,7 @@ __all__ = [
     "TextSource",
     "TurnSelection",
     "select_entries",
+    "index_turns",
     "select_recent",
     "select_relevant",
 ]

@@ -24,11 +24,14 @@ __all__ = [
     "ToolCall",
     "arg_text",
     "content_tokens",
+    "floor_for_older_tokens",
     "group_history_into_turns",
     "relevance_to_query",
     "scaled_relevance_floor",
     "select_naive_turns",
     "select_relevant_turns",
+    "share_of_query",
+    "turn_relevance",
 ]
 
 RELEVANCE_FLOOR_MIN = 0.125
@@ -78,10 +81,7 @@ def content_tokens(text: str) -> set[str]:
 
 def relevance_to_query(text: str, query_tokens: Collection[str]) -> float:
     """The share of the query's content words that appear in `text` (0 for an empty query)."""
-    if not query_tokens:
-        return 0.0
-    words = content_tokens(text)
-    return sum(1 for token in query_tokens if token in words) / len(query_tokens)
+    return share_of_query(content_tokens(text), query_tokens) if query_tokens else 0.0
 
 
 def _js_pow(base: float, exponent: float) -> float:
@@ -200,15 +200,34 @@ def turn_relevance(
         raise ValueError(f"keep_recent must be >= 0, got {keep_recent}")
     recent_start = len(turns) - keep_recent
     older_tokens = sum(estimate_tokens(turn.qa) for turn in turns[: max(recent_start, 0)])
+    floor = floor_for_older_tokens(older_tokens, history_budget, floor_min, floor_max, floor_curve)
+    query_tokens = content_tokens(query)
+    return [relevance_to_query(turn.qa, query_tokens) for turn in turns], floor
+
+
+def floor_for_older_tokens(
+    older_tokens: float,
+    history_budget: float,
+    floor_min: float | None = None,
+    floor_max: float | None = None,
+    floor_curve: float | None = None,
+) -> float:
+    """turn_relevance's floor, from the estimated tokens of the turns older than the recent
+    ones (for callers that keep per-turn estimates between queries)."""
     u = older_tokens / history_budget if history_budget > 0 else 0.0
-    floor = scaled_relevance_floor(
+    return scaled_relevance_floor(
         u,
         RELEVANCE_FLOOR_MIN if floor_min is None else floor_min,
         RELEVANCE_FLOOR_MAX if floor_max is None else floor_max,
         RELEVANCE_FLOOR_CURVE if floor_curve is None else floor_curve,
     )
-    query_tokens = content_tokens(query)
-    return [relevance_to_query(turn.qa, query_tokens) for turn in turns], floor
+
+
+def share_of_query(words: Collection[str], query_tokens: Collection[str]) -> float:
+    """relevance_to_query for a text whose content_tokens are `words` already."""
+    if not query_tokens:
+        return 0.0
+    return sum(1 for token in query_tokens if token in words) / len(query_tokens)
 
 
 def select_relevant_turns(

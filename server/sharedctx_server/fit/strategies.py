@@ -18,7 +18,7 @@ turn's relevance text; `estimate_tokens` only feeds the floor's utilisation as i
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -28,13 +28,22 @@ from sharedctx_server.fit.relevance import (
     HistoryTurn,
     Message,
     ToolCall,
+    content_tokens,
+    floor_for_older_tokens,
     group_history_into_turns,
-    turn_relevance,
+    share_of_query,
 )
 from sharedctx_server.fit.result import Form, Reason, Selection
 from sharedctx_server.fit.selection import SelectionOptions, auto_form, smallest_cost
 
-__all__ = ["ConversationEntry", "TurnSelection", "select_recent", "select_relevant"]
+__all__ = [
+    "ConversationEntry",
+    "TurnIndex",
+    "TurnSelection",
+    "index_turns",
+    "select_recent",
+    "select_relevant",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -79,7 +88,7 @@ class _Turns:
     members: list[list[int]]  # candidate rows of each turn, chronological
     turn_of: IntArray
     reasons: npt.NDArray[np.int8]
-    order: IntArray  # eligible rows, chronological
+    position: IntArray  # each row's place among the eligible rows, chronological (-1: not)
 
 
 def _group(entries: Sequence[ConversationEntry], eligible: BoolArray | None) -> _Turns:
@@ -113,7 +122,70 @@ def _group(entries: Sequence[ConversationEntry], eligible: BoolArray | None) -> 
         turn_of[member_rows] = t
     attached = turn_of >= 0
     reasons[mask & ~attached] = Reason.UNATTACHED
-    return _Turns(turns, members, turn_of, reasons, np.asarray(rows, dtype=np.int64))
+    order = np.asarray(rows, dtype=np.int64)
+    position = np.full(n, -1, dtype=np.int64)
+    position[order] = np.arange(order.size)
+    return _Turns(turns, members, turn_of, reasons, position)
+
+
+class TurnIndex:
+    """What the turn strategies need that does not depend on the query or the budget: the
+    turns of one set of candidates, which candidates each holds and, once RELEVANT asks, each
+    turn's token estimate and content words. Build it with index_turns and reuse it for as
+    long as the candidates and their eligibility stay the same (Fit keeps one per namespace
+    state): grouping and tokenising thousands of entries costs far more than a selection.
+    """
+
+    def __init__(self, grouped: _Turns, estimate_tokens: EstimateTokens | None) -> None:
+        self._grouped = grouped
+        self._estimate = estimate_tokens
+        self._qa_tokens: IntArray | None = None
+        self._words: list[set[str]] | None = None
+
+    @property
+    def turns(self) -> list[HistoryTurn]:
+        """The turns, chronological."""
+        return self._grouped.turns
+
+    def fresh(self) -> _Turns:
+        """The grouping with reasons of its own, for one selection to fill in."""
+        return replace(self._grouped, reasons=self._grouped.reasons.copy())
+
+    def qa_tokens(self) -> IntArray:
+        """estimate_tokens of each turn's text."""
+        if self._qa_tokens is None:
+            if self._estimate is None:
+                raise ValueError("this TurnIndex was built without estimate_tokens")
+            estimate = self._estimate
+            self._qa_tokens = np.asarray(
+                [estimate(t.qa) for t in self.turns], dtype=np.int64
+            ).reshape(-1)
+        return self._qa_tokens
+
+    def words(self) -> list[set[str]]:
+        """content_tokens of each turn's text."""
+        if self._words is None:
+            self._words = [content_tokens(t.qa) for t in self.turns]
+        return self._words
+
+
+def index_turns(
+    entries: Sequence[ConversationEntry],
+    eligible: BoolArray | None = None,
+    estimate_tokens: EstimateTokens | None = None,
+) -> TurnIndex:
+    """Group the eligible entries into turns once, for any number of selections."""
+    return TurnIndex(_group(entries, eligible), estimate_tokens)
+
+
+def _index_of(
+    entries: Sequence[ConversationEntry] | TurnIndex,
+    eligible: BoolArray | None,
+    estimate_tokens: EstimateTokens | None,
+) -> TurnIndex:
+    if isinstance(entries, TurnIndex):
+        return entries
+    return index_turns(entries, eligible, estimate_tokens)
 
 
 def _too_large(grouped: _Turns, turn_cost: IntArray, budget: int) -> BoolArray:
@@ -130,10 +202,8 @@ def _finish(
     full: IntArray,
     comp: IntArray,
 ) -> Selection:
-    rows = [i for t in kept_turns for i in grouped.members[t]]
-    order = {i: p for p, i in enumerate(grouped.order.tolist())}
-    rows.sort(key=order.__getitem__)  # chronological
-    chosen = np.asarray(rows, dtype=np.int64)
+    rows = np.asarray([i for t in kept_turns for i in grouped.members[t]], dtype=np.int64)
+    chosen = rows[np.argsort(grouped.position[rows], kind="stable")]  # chronological
     grouped.reasons[chosen] = Reason.SELECTED
     newest_first = chosen[::-1]
     forms, costs = _settle_forms(newest_first, options, full, comp)
@@ -173,11 +243,17 @@ def _settle_forms(
 
 
 def _turn_costs(grouped: _Turns, entry_cost: IntArray) -> IntArray:
-    return np.asarray([int(entry_cost[m].sum()) for m in grouped.members], dtype=np.int64)
+    attached = grouped.turn_of >= 0
+    sums = np.bincount(
+        grouped.turn_of[attached],
+        weights=entry_cost[attached].astype(np.float64),
+        minlength=len(grouped.turns),
+    )
+    return np.rint(sums).astype(np.int64)  # token sums stay far below float64's exact 2**53
 
 
 def select_relevant(
-    entries: Sequence[ConversationEntry],
+    entries: Sequence[ConversationEntry] | TurnIndex,
     query: str,
     original_tokens: IntArray,
     compressed_tokens: IntArray,
@@ -189,24 +265,28 @@ def select_relevant(
     floor_max: float | None = None,
     floor_curve: float | None = None,
 ) -> TurnSelection:
-    """RELEVANT: relevant and recent turns, oldest non-recent shed until the budget holds."""
+    """RELEVANT: relevant and recent turns, oldest non-recent shed until the budget holds.
+
+    `entries` may be a TurnIndex of them (index_turns, with the same estimate_tokens), which
+    then stands for `entries` and `eligible` alike."""
     full = np.asarray(original_tokens, dtype=np.int64)
     comp = np.asarray(compressed_tokens, dtype=np.int64)
-    grouped = _group(entries, eligible)
+    index = _index_of(entries, eligible, estimate_tokens)
+    grouped = index.fresh()
     turns = grouped.turns
-    # The same decision as select_relevant_turns, keeping the numbers it was made with.
-    scores, floor = turn_relevance(
-        turns,
-        query,
-        estimate_tokens=estimate_tokens,
-        history_budget=options.budget_tokens,
-        keep_recent=options.keep_recent,
-        floor_min=floor_min,
-        floor_max=floor_max,
-        floor_curve=floor_curve,
-    )
-    relevance = np.asarray(scores, dtype=np.float64)
+    # The decision of select_relevant_turns (relevance.turn_relevance), from the index's
+    # per-turn estimates and words instead of tokenising every turn again.
+    if options.keep_recent < 0:
+        raise ValueError(f"keep_recent must be >= 0, got {options.keep_recent}")
     recent_start = len(turns) - options.keep_recent
+    older_tokens = int(index.qa_tokens()[: max(recent_start, 0)].sum())
+    floor = floor_for_older_tokens(
+        older_tokens, options.budget_tokens, floor_min, floor_max, floor_curve
+    )
+    query_tokens = content_tokens(query)
+    relevance = np.asarray(
+        [share_of_query(words, query_tokens) for words in index.words()], dtype=np.float64
+    )
     kept = []
     for t in range(len(turns)):
         if t >= recent_start or relevance[t] >= floor:
@@ -250,7 +330,7 @@ def _keep_suffix(
 
 
 def select_recent(
-    entries: Sequence[ConversationEntry],
+    entries: Sequence[ConversationEntry] | TurnIndex,
     original_tokens: IntArray,
     compressed_tokens: IntArray,
     options: SelectionOptions,
@@ -261,11 +341,12 @@ def select_recent(
 
     select_naive_turns' rule over the entries' token counts, except that the budget is
     never exceeded: newest turns larger than the whole budget are passed over (TOO_LARGE)
-    instead of being kept regardless.
+    instead of being kept regardless. `entries` may be a TurnIndex of them, as for
+    select_relevant.
     """
     full = np.asarray(original_tokens, dtype=np.int64)
     comp = np.asarray(compressed_tokens, dtype=np.int64)
-    grouped = _group(entries, eligible)
+    grouped = _index_of(entries, eligible, None).fresh()
     turn_cost = _turn_costs(grouped, smallest_cost(options.form, full, comp))
     big = _too_large(grouped, turn_cost, options.budget_tokens)
     newest_first = list(range(len(grouped.turns) - 1, -1, -1))
