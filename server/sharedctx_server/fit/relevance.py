@@ -30,7 +30,6 @@ __all__ = [
     "scaled_relevance_floor",
     "select_naive_turns",
     "select_relevant_turns",
-    "share_of_query",
     "turn_relevance",
 ]
 
@@ -81,7 +80,10 @@ def content_tokens(text: str) -> set[str]:
 
 def relevance_to_query(text: str, query_tokens: Collection[str]) -> float:
     """The share of the query's content words that appear in `text` (0 for an empty query)."""
-    return share_of_query(content_tokens(text), query_tokens) if query_tokens else 0.0
+    if not query_tokens:
+        return 0.0
+    words = content_tokens(text)
+    return sum(1 for token in query_tokens if token in words) / len(query_tokens)
 
 
 def _js_pow(base: float, exponent: float) -> float:
@@ -221,13 +223,6 @@ def floor_for_older_tokens(
         RELEVANCE_FLOOR_MAX if floor_max is None else floor_max,
         RELEVANCE_FLOOR_CURVE if floor_curve is None else floor_curve,
     )
-
-
-def share_of_query(words: Collection[str], query_tokens: Collection[str]) -> float:
-    """relevance_to_query for a text whose content_tokens are `words` already."""
-    if not query_tokens:
-        return 0.0
-    return sum(1 for token in query_tokens if token in words) / len(query_tokens)
 
 
 def select_relevant_turns(

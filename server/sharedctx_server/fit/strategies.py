@@ -17,7 +17,7 @@ turn's relevance text; `estimate_tokens` only feeds the floor's utilisation as i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -31,7 +31,6 @@ from sharedctx_server.fit.relevance import (
     content_tokens,
     floor_for_older_tokens,
     group_history_into_turns,
-    share_of_query,
 )
 from sharedctx_server.fit.result import Form, Reason, Selection
 from sharedctx_server.fit.selection import SelectionOptions, auto_form, smallest_cost
@@ -89,6 +88,7 @@ class _Turns:
     turn_of: IntArray
     reasons: npt.NDArray[np.int8]
     position: IntArray  # each row's place among the eligible rows, chronological (-1: not)
+    sizes: IntArray  # entries per turn
 
 
 def _group(entries: Sequence[ConversationEntry], eligible: BoolArray | None) -> _Turns:
@@ -125,7 +125,8 @@ def _group(entries: Sequence[ConversationEntry], eligible: BoolArray | None) -> 
     order = np.asarray(rows, dtype=np.int64)
     position = np.full(n, -1, dtype=np.int64)
     position[order] = np.arange(order.size)
-    return _Turns(turns, members, turn_of, reasons, position)
+    sizes = np.bincount(turn_of[turn_of >= 0], minlength=len(turns)).astype(np.int64)
+    return _Turns(turns, members, turn_of, reasons, position, sizes)
 
 
 class TurnIndex:
@@ -140,7 +141,7 @@ class TurnIndex:
         self._grouped = grouped
         self._estimate = estimate_tokens
         self._qa_tokens: IntArray | None = None
-        self._words: list[set[str]] | None = None
+        self._postings: dict[str, IntArray] | None = None
 
     @property
     def turns(self) -> list[HistoryTurn]:
@@ -162,11 +163,25 @@ class TurnIndex:
             ).reshape(-1)
         return self._qa_tokens
 
-    def words(self) -> list[set[str]]:
-        """content_tokens of each turn's text."""
-        if self._words is None:
-            self._words = [content_tokens(t.qa) for t in self.turns]
-        return self._words
+    def relevance(self, query_tokens: Collection[str]) -> FloatArray:
+        """relevance_to_query of every turn's text: the share of `query_tokens` in it."""
+        out = np.zeros(len(self.turns), dtype=np.float64)
+        if not query_tokens:
+            return out
+        if self._postings is None:
+            # word -> the turns holding it: a query then costs one step per query word,
+            # not one per turn.
+            holders: dict[str, list[int]] = {}
+            for t, turn in enumerate(self.turns):
+                for word in content_tokens(turn.qa):
+                    holders.setdefault(word, []).append(t)
+            self._postings = {w: np.asarray(ts, dtype=np.int64) for w, ts in holders.items()}
+        for token in query_tokens:
+            turns = self._postings.get(token)
+            if turns is not None:
+                out[turns] += 1.0
+        out /= len(query_tokens)
+        return out
 
 
 def index_turns(
@@ -190,9 +205,21 @@ def _index_of(
 
 def _too_large(grouped: _Turns, turn_cost: IntArray, budget: int) -> BoolArray:
     big = turn_cost > budget
-    for t in np.flatnonzero(big).tolist():
-        grouped.reasons[grouped.members[t]] = Reason.TOO_LARGE
+    _mark_turns(grouped, np.flatnonzero(big), Reason.TOO_LARGE)
     return big
+
+
+def _mark_turns(grouped: _Turns, turns: IntArray, reasons: int | npt.NDArray[np.integer]) -> None:
+    """Give every entry of `turns` its turn's reason (one for all, or one per turn): one
+    vectorised pass instead of an assignment per turn, as thousands of turns are common."""
+    if turns.size == 0:
+        return
+    per_turn = np.full(len(grouped.turns), -1, dtype=np.int16)
+    per_turn[turns] = reasons
+    rows = np.flatnonzero(grouped.turn_of >= 0)
+    given = per_turn[grouped.turn_of[rows]]
+    hit = given >= 0
+    grouped.reasons[rows[hit]] = given[hit]
 
 
 def _finish(
@@ -283,16 +310,10 @@ def select_relevant(
     floor = floor_for_older_tokens(
         older_tokens, options.budget_tokens, floor_min, floor_max, floor_curve
     )
-    query_tokens = content_tokens(query)
-    relevance = np.asarray(
-        [share_of_query(words, query_tokens) for words in index.words()], dtype=np.float64
-    )
-    kept = []
-    for t in range(len(turns)):
-        if t >= recent_start or relevance[t] >= floor:
-            kept.append(t)
-        else:
-            grouped.reasons[grouped.members[t]] = Reason.FLOOR
+    relevance = index.relevance(content_tokens(query))
+    below = (np.arange(len(turns)) < recent_start) & (relevance < floor)
+    _mark_turns(grouped, np.flatnonzero(below), Reason.FLOOR)
+    kept = np.flatnonzero(~below).tolist()
 
     turn_cost = _turn_costs(grouped, smallest_cost(options.form, full, comp))
     big = _too_large(grouped, turn_cost, options.budget_tokens)
@@ -313,7 +334,7 @@ def _keep_suffix(
     if not shed_order:
         return []
     costs = turn_cost[shed_order]
-    counts = np.asarray([len(grouped.members[t]) for t in shed_order], dtype=np.int64)
+    counts = grouped.sizes[shed_order]
     tail_cost = np.cumsum(costs[::-1])[::-1]
     tail_count = np.cumsum(counts[::-1])[::-1]
     cap = options.max_entries
@@ -322,10 +343,9 @@ def _keep_suffix(
         ok &= tail_count <= cap
     # ok is monotone (tails shrink as the start moves right): the first True starts the keep.
     start = int(np.argmax(ok)) if ok.any() else len(shed_order)
-    for p, t in enumerate(shed_order[:start]):
-        over_budget = tail_cost[p] > options.budget_tokens
-        reason = Reason.BUDGET if over_budget else Reason.MAX_ENTRIES
-        grouped.reasons[grouped.members[t]] = reason
+    over_budget = tail_cost[:start] > options.budget_tokens
+    reasons = np.where(over_budget, Reason.BUDGET, Reason.MAX_ENTRIES)
+    _mark_turns(grouped, np.asarray(shed_order[:start], dtype=np.int64), reasons)
     return shed_order[start:]
 
 
@@ -365,9 +385,8 @@ def select_recent(
             used += int(turn_cost[t])
             count += members
             continue
-        for later in newest_first[p:]:
-            if not big[later]:
-                grouped.reasons[grouped.members[later]] = stop_reason
+        later = np.asarray(newest_first[p:], dtype=np.int64)
+        _mark_turns(grouped, later[~big[later]], stop_reason)
         break
     selection = _finish(grouped, sorted(kept), options, full, comp)
     return TurnSelection(selection, grouped.turn_of, np.zeros(len(grouped.turns)), None)
