@@ -1,4 +1,5 @@
-"""Fit latency at 1k / 10k / 100k entries beside Get, and Redis commands per Fit.
+"""Fit latency at 1k / 10k / 100k entries beside Get, and Redis commands per Fit (SCORED;
+RELEVANT and RECENT p50 beside it).
 
 Run through `python -m benchmarks.perf --fit-sizes 1000,10000,100000` (or on its own:
 `python -m benchmarks.perf_fit`). Entries are generated texts; their embedding vectors are
@@ -50,6 +51,9 @@ class FitResult:
     server_p99_ms: float
     get_p50_ms: float
     redis_commands_per_fit: float
+    # The turn strategies at the same size (end to end; no targets, for comparison).
+    relevant_p50_ms: float = 0.0
+    recent_p50_ms: float = 0.0
 
 
 def _text(rng: random.Random, i: int) -> str:
@@ -123,6 +127,15 @@ async def measure(sizes: list[int], rounds: int = 60) -> list[FitResult]:
                     fit_ms.append((time.perf_counter() - t0) * 1000)
                     server_ms.append(reply.server_ms)
                 after = await _commandstats(direct)
+                turn_ms: dict[int, list[float]] = {}
+                for strategy in (pb.STRATEGY_RELEVANT, pb.STRATEGY_RECENT):
+                    req = pb.FitRequest(namespace=ns, query=queries[0], budget_tokens=4000,
+                                        strategy=strategy)  # fmt: skip
+                    await stub.Fit(req)  # the first builds the namespace's turns
+                    for _ in range(max(5, rounds // 4)):
+                        t0 = time.perf_counter()
+                        await stub.Fit(req)
+                        turn_ms.setdefault(strategy, []).append((time.perf_counter() - t0) * 1000)
                 for r in range(rounds):
                     t0 = time.perf_counter()
                     await stub.Get(pb.GetRequest(namespace=ns, key=f"e{r % size:06d}"))
@@ -141,6 +154,8 @@ async def measure(sizes: list[int], rounds: int = 60) -> list[FitResult]:
                         server_p99_ms=round(_pct(server_ms, 99), 2),
                         get_p50_ms=round(statistics.median(get_ms), 2),
                         redis_commands_per_fit=round(total / rounds, 2),
+                        relevant_p50_ms=round(statistics.median(turn_ms[pb.STRATEGY_RELEVANT]), 2),
+                        recent_p50_ms=round(statistics.median(turn_ms[pb.STRATEGY_RECENT]), 2),
                     )
                 )
                 print(json.dumps(asdict(results[-1])), flush=True)
