@@ -232,14 +232,7 @@ def _factor(
         return np.zeros(n, dtype=np.float64)
     if lexical.shape != (n,):
         raise ValueError(f"lexical must have shape ({n},)")
-    return normalise_similarity(
-        lexical,
-        eligible,
-        opts.similarity_norm,
-        rank_constant=opts.rank_constant,
-        cosine=False,
-        rank_share=opts.rank_share,
-    )
+    return _normalised(lexical, eligible, opts, cosine=False)
 
 
 def _semantic(
@@ -260,11 +253,21 @@ def _semantic(
         return np.zeros(n, dtype=np.float64)
     cosines = c.embeddings @ (query / np.float32(norm))
     valid = c.embedded if eligible is None else (c.embedded & eligible)
+    return _normalised(cosines, valid, opts, cosine=True)
+
+
+def _normalised(
+    values: npt.NDArray[np.floating],
+    valid: BoolArray | None,
+    opts: ScoringOptions,
+    *,
+    cosine: bool,
+) -> FloatArray:
     return normalise_similarity(
-        cosines,
+        values,
         valid,
         opts.similarity_norm,
         rank_constant=opts.rank_constant,
-        cosine=True,
+        cosine=cosine,
         rank_share=opts.rank_share,
     )
