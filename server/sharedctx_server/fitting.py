@@ -31,6 +31,7 @@ from .fit import (
     ScoringOptions,
     Selection,
     SelectionOptions,
+    TurnTexts,
     forward_references,
     index_turns,
     lexical_terms,
@@ -44,7 +45,7 @@ from .fit import (
 )
 from .model import Kind
 from .nscache import NamespaceCache
-from .nsstate import EPOCH_MS, NamespaceState
+from .nsstate import EPOCH_MS, NamespaceState, SlotInfo
 from .settings import Settings
 from .store import Store
 from .tokens import TokenCounter
@@ -208,7 +209,11 @@ class FitService:
         index = state.memo(
             ("turns", eligible.tobytes()),
             lambda: index_turns(
-                [_conversation_entry(state, i) for i in range(n)], eligible, self._tokens.count
+                _conversation_entries(state),
+                eligible,
+                self._tokens.count,
+                order=_chronological(state, eligible),
+                texts=state.keep("turn_texts", TurnTexts),
             ),
         )
         orig, comp = state.original_tokens[:n], state.compressed_tokens[:n]
@@ -330,6 +335,32 @@ def _filter_mask(state: NamespaceState, filters: pb.Filters) -> BoolArray:
             elif threads and info.thread not in threads:
                 mask[i] = False
     return mask
+
+
+def _conversation_entries(state: NamespaceState) -> list[ConversationEntry]:
+    """Every row as the turn strategies see it, each built once per write of its entry."""
+    cache: dict[int, tuple[SlotInfo, ConversationEntry]] = state.keep("conversation", dict)
+    out = []
+    for i, info in enumerate(state.info[: state.size]):
+        if info is None:
+            out.append(_GONE)
+            continue
+        hit = cache.get(i)
+        if hit is None or hit[0] is not info:  # a new SlotInfo is a new write of the slot
+            hit = cache[i] = (info, _conversation_entry(state, i))
+        out.append(hit[1])
+    return out
+
+
+def _chronological(state: NamespaceState, eligible: BoolArray) -> npt.NDArray[np.int64]:
+    """Eligible rows by (event time, write order): the order of _conversation_entry's
+    created_at strings, without sorting strings."""
+    rows = np.flatnonzero(eligible)
+    return rows[np.lexsort((state.sequence[rows], state.event_ms[rows]))]
+
+
+# Stands for a freed row, which is never eligible.
+_GONE = ConversationEntry("", None)
 
 
 def _conversation_entry(state: NamespaceState, i: int) -> ConversationEntry:

@@ -109,6 +109,7 @@ class NamespaceState:
         self._name_slot: dict[str, int] = {}  # key or alias -> slot
         self._cached: _Derived | None = None
         self._memo: dict[Hashable, Any] = {}
+        self._kept: dict[str, Any] = {}
         self._grow(capacity)
 
     # --- columns -------------------------------------------------------------------------
@@ -282,6 +283,13 @@ class NamespaceState:
             del self._memo[next(iter(self._memo))]
         self._memo[key] = value
         return value
+
+    def keep(self, name: str, factory: Callable[[], T]) -> T:
+        """A caller's object kept as long as this state (not dropped on changes): for caches
+        that check their own validity, like per-entry values keyed by the entry's SlotInfo."""
+        if name not in self._kept:
+            self._kept[name] = factory()
+        return cast(T, self._kept[name])
 
     def _derived(self) -> _Derived:
         # Columns that only change when entries do: computed once per change, not per Fit.

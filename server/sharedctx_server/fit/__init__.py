@@ -57,6 +57,7 @@ from sharedctx_server.fit.strategies import (
     ConversationEntry,
     TurnIndex,
     TurnSelection,
+    TurnTexts,
     index_turns,
     select_recent,
     select_relevant,
@@ -121,6 +122,7 @@ __all__ = [
     # selection and strategies
     "ConversationEntry",
     "TurnIndex",
+    "TurnTexts",
     "Fill",
     "Form",
     "Reason",

@@ -39,6 +39,7 @@ __all__ = [
     "ConversationEntry",
     "TurnIndex",
     "TurnSelection",
+    "TurnTexts",
     "index_turns",
     "select_recent",
     "select_relevant",
@@ -91,16 +92,26 @@ class _Turns:
     sizes: IntArray  # entries per turn
 
 
-def _group(entries: Sequence[ConversationEntry], eligible: BoolArray | None) -> _Turns:
+def _group(
+    entries: Sequence[ConversationEntry],
+    eligible: BoolArray | None,
+    order: IntArray | None = None,
+) -> _Turns:
     n = len(entries)
     reasons = np.full(n, Reason.BUDGET, dtype=np.int8)
     mask = np.ones(n, dtype=np.bool_) if eligible is None else np.array(eligible, dtype=np.bool_)
     reasons[~mask] = Reason.FILTERED
-    rows = sorted(np.flatnonzero(mask).tolist(), key=lambda i: (entries[i].created_at, i))
+    if order is None:
+        order = np.asarray(
+            sorted(np.flatnonzero(mask).tolist(), key=lambda i: (entries[i].created_at, i)),
+            dtype=np.int64,
+        )
+    position = np.full(n, -1, dtype=np.int64)
+    position[order] = np.arange(order.size)
     messages: list[Message] = []
     calls: list[ToolCall] = []
     row_of: dict[int, int] = {}  # id() of the Message / ToolCall -> candidate row
-    for i in rows:
+    for i in order.tolist():
         e = entries[i]
         item: Message | ToolCall
         if e.role is not None:
@@ -115,18 +126,42 @@ def _group(entries: Sequence[ConversationEntry], eligible: BoolArray | None) -> 
     members: list[list[int]] = []
     for t, turn in enumerate(turns):
         member_rows = sorted(
-            (row_of[id(x)] for x in [*turn.messages, *turn.tool_calls]),
-            key=lambda i: (entries[i].created_at, i),
+            (row_of[id(x)] for x in [*turn.messages, *turn.tool_calls]), key=position.__getitem__
         )
         members.append(member_rows)
         turn_of[member_rows] = t
     attached = turn_of >= 0
     reasons[mask & ~attached] = Reason.UNATTACHED
-    order = np.asarray(rows, dtype=np.int64)
-    position = np.full(n, -1, dtype=np.int64)
-    position[order] = np.arange(order.size)
-    sizes = np.bincount(turn_of[turn_of >= 0], minlength=len(turns)).astype(np.int64)
+    sizes = np.bincount(turn_of[attached], minlength=len(turns)).astype(np.int64)
     return _Turns(turns, members, turn_of, reasons, position, sizes)
+
+
+class TurnTexts:
+    """Token estimates and content words of turn texts, carried from one TurnIndex to the
+    next: after a write most turns read exactly as before and need not be tokenised again.
+    It holds the texts of the latest index that used it, no more."""
+
+    def __init__(self) -> None:
+        self._tokens: dict[str, int] = {}
+        self._words: dict[str, set[str]] = {}
+
+    def tokens(self, texts: Sequence[str], estimate: EstimateTokens) -> IntArray:
+        """estimate(text) for each text."""
+        known, kept = self._tokens, {}
+        for text in texts:
+            count = known.get(text)
+            kept[text] = estimate(text) if count is None else count
+        self._tokens = kept
+        return np.asarray([kept[t] for t in texts], dtype=np.int64).reshape(-1)
+
+    def words(self, texts: Sequence[str]) -> list[set[str]]:
+        """content_tokens(text) for each text (shared sets: do not modify them)."""
+        known, kept = self._words, {}
+        for text in texts:
+            words = known.get(text)
+            kept[text] = content_tokens(text) if words is None else words
+        self._words = kept
+        return [kept[t] for t in texts]
 
 
 class TurnIndex:
@@ -137,11 +172,17 @@ class TurnIndex:
     state): grouping and tokenising thousands of entries costs far more than a selection.
     """
 
-    def __init__(self, grouped: _Turns, estimate_tokens: EstimateTokens | None) -> None:
+    def __init__(
+        self,
+        grouped: _Turns,
+        estimate_tokens: EstimateTokens | None,
+        texts: TurnTexts | None = None,
+    ) -> None:
         self._grouped = grouped
         self._estimate = estimate_tokens
+        self._texts = texts or TurnTexts()
         self._qa_tokens: IntArray | None = None
-        self._postings: dict[str, IntArray] | None = None
+        self._words: list[set[str]] | None = None
 
     @property
     def turns(self) -> list[HistoryTurn]:
@@ -157,40 +198,35 @@ class TurnIndex:
         if self._qa_tokens is None:
             if self._estimate is None:
                 raise ValueError("this TurnIndex was built without estimate_tokens")
-            estimate = self._estimate
-            self._qa_tokens = np.asarray(
-                [estimate(t.qa) for t in self.turns], dtype=np.int64
-            ).reshape(-1)
+            self._qa_tokens = self._texts.tokens([t.qa for t in self.turns], self._estimate)
         return self._qa_tokens
 
     def relevance(self, query_tokens: Collection[str]) -> FloatArray:
         """relevance_to_query of every turn's text: the share of `query_tokens` in it."""
-        out = np.zeros(len(self.turns), dtype=np.float64)
         if not query_tokens:
-            return out
-        if self._postings is None:
-            # word -> the turns holding it: a query then costs one step per query word,
-            # not one per turn.
-            holders: dict[str, list[int]] = {}
-            for t, turn in enumerate(self.turns):
-                for word in content_tokens(turn.qa):
-                    holders.setdefault(word, []).append(t)
-            self._postings = {w: np.asarray(ts, dtype=np.int64) for w, ts in holders.items()}
-        for token in query_tokens:
-            turns = self._postings.get(token)
-            if turns is not None:
-                out[turns] += 1.0
-        out /= len(query_tokens)
-        return out
+            return np.zeros(len(self.turns), dtype=np.float64)
+        if self._words is None:
+            self._words = self._texts.words([turn.qa for turn in self.turns])
+        # A word-to-turns map would answer in fewer steps, but building it costs more than
+        # this loop saves when a write comes between two Fits, as it does for most agents.
+        hits = [sum(1 for token in query_tokens if token in words) for words in self._words]
+        return np.asarray(hits, dtype=np.float64) / len(query_tokens)
 
 
 def index_turns(
     entries: Sequence[ConversationEntry],
     eligible: BoolArray | None = None,
     estimate_tokens: EstimateTokens | None = None,
+    *,
+    order: IntArray | None = None,
+    texts: TurnTexts | None = None,
 ) -> TurnIndex:
-    """Group the eligible entries into turns once, for any number of selections."""
-    return TurnIndex(_group(entries, eligible), estimate_tokens)
+    """Group the eligible entries into turns once, for any number of selections.
+
+    `order`: the eligible rows in created_at order, when the caller knows it cheaper than
+    sorting strings (Fit does, from its time and sequence columns). `texts`: the TurnTexts of
+    the previous index over mostly the same entries, to reuse its tokenising."""
+    return TurnIndex(_group(entries, eligible, order), estimate_tokens, texts)
 
 
 def _index_of(
