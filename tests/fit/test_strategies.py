@@ -13,12 +13,13 @@ from sharedctx_server.fit import (
     Form,
     Reason,
     SelectionOptions,
+    TurnTexts,
     index_turns,
     select_entries,
     select_recent,
     select_relevant,
 )
-from sharedctx_server.fit.relevance import turn_relevance
+from sharedctx_server.fit.relevance import content_tokens, turn_relevance
 
 
 def estimate(text: str) -> int:
@@ -255,3 +256,26 @@ def test_a_reused_turn_index_selects_as_fresh_grouping_does_and_as_the_spec_scor
         recent = select_recent(index, full, comp, opts).selection
         again = select_recent(entries, full, comp, opts).selection
         assert recent.indices.tolist() == again.indices.tolist()
+
+
+def test_turn_texts_carried_between_indexes_never_serve_a_stale_text() -> None:
+    """Fit hands each new index the TurnTexts of the previous one; a changed turn text must
+    be tokenised anew, an unchanged one may be reused."""
+    texts = TurnTexts()
+    before = conversation(PAIRS)
+    after = [*before[:-1], ConversationEntry(before[-1].created_at, "assistant", "lunch menu")]
+    calls: list[str] = []
+
+    def counting(text: str) -> int:
+        calls.append(text)
+        return estimate(text)
+
+    first = index_turns(before, None, counting, texts=texts)
+    first.qa_tokens()
+    calls.clear()
+    second = index_turns(after, None, counting, texts=texts)
+    fresh = index_turns(after, None, estimate)
+    assert second.qa_tokens().tolist() == fresh.qa_tokens().tolist()
+    assert calls == [second.turns[-1].qa]  # only the changed turn was counted again
+    query = content_tokens("lunch menu staging")
+    assert second.relevance(query).tolist() == fresh.relevance(query).tolist()
