@@ -31,7 +31,9 @@ from .fit import (
     ScoringOptions,
     Selection,
     SelectionOptions,
+    TurnIndex,
     TurnTexts,
+    extend_turns,
     forward_references,
     index_turns,
     lexical_terms,
@@ -61,6 +63,8 @@ _FORM_TO_PROTO = {Form.FULL: pb.FORM_FULL, Form.COMPRESSED: pb.FORM_COMPRESSED}
 # Above this many candidates the scoring runs in a worker thread, so the event loop keeps
 # serving other RPCs meanwhile (numpy releases the GIL in the heavy parts).
 _OFFLOAD_ROWS = 5000
+# Turn indexes kept per namespace, one per filter set (each holds the turns' text once more).
+_KEPT_TURN_INDEXES = 2
 
 
 @dataclass(frozen=True)
@@ -204,18 +208,7 @@ class FitService:
         eligible = live & _filter_mask(state, params.filters)
         if params.strategy == "scored":
             return self._scored(params, state, now_ms, query_vector, live, eligible)
-        # The turns depend only on the entries and on which are eligible: grouped once per
-        # change of the namespace (and filter/expiry mask), not on every Fit.
-        index = state.memo(
-            ("turns", eligible.tobytes()),
-            lambda: index_turns(
-                _conversation_entries(state),
-                eligible,
-                self._tokens.count,
-                order=_chronological(state, eligible),
-                texts=state.keep("turn_texts", TurnTexts),
-            ),
-        )
+        index = self._turn_index(state, eligible, params.filters)
         orig, comp = state.original_tokens[:n], state.compressed_tokens[:n]
         if params.strategy == "relevant":
             turns = select_relevant(
@@ -234,6 +227,39 @@ class FitService:
             turns = select_recent(index, orig, comp, params.selection)
             scores = np.zeros(n)
         return _Outcome(turns.selection, scores, live)
+
+    def _turn_index(
+        self, state: NamespaceState, eligible: BoolArray, filters: pb.Filters
+    ) -> TurnIndex:
+        """The namespace's turns for this eligibility. They depend only on the entries and on
+        which are eligible, so they are kept per filter set: reused while nothing changed,
+        extended when entries were only added (an agent's usual write), else rebuilt."""
+        kept: dict[bytes, _KeptTurns] = state.keep("turn_indexes", dict)
+        key = filters.SerializeToString(deterministic=True)
+        entry = kept.pop(key, None)
+        index = None
+        if entry is not None:
+            edits = state.edits_since(entry.mark)
+            if edits is not None and all(added for _, added in edits):
+                if not edits and np.array_equal(entry.eligible, eligible):
+                    index = entry.index
+                else:
+                    index = extend_turns(
+                        entry.index, _conversation_entries(state), eligible,
+                        [slot for slot, _ in edits],
+                    )  # fmt: skip
+        if index is None:
+            index = index_turns(
+                _conversation_entries(state),
+                eligible,
+                self._tokens.count,
+                order=_chronological(state, eligible),
+                texts=state.keep("turn_texts", TurnTexts),
+            )
+        kept[key] = _KeptTurns(index, state.edit_mark, eligible)
+        while len(kept) > _KEPT_TURN_INDEXES:
+            del kept[next(iter(kept))]  # the least recently used filter set
+        return index
 
     def _scored(
         self,
@@ -335,6 +361,15 @@ def _filter_mask(state: NamespaceState, filters: pb.Filters) -> BoolArray:
             elif threads and info.thread not in threads:
                 mask[i] = False
     return mask
+
+
+@dataclass(frozen=True)
+class _KeptTurns:
+    """A turn index, the journal mark it reflects and the eligibility it was built for."""
+
+    index: TurnIndex
+    mark: int
+    eligible: BoolArray
 
 
 def _conversation_entries(state: NamespaceState) -> list[ConversationEntry]:

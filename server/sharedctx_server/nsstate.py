@@ -8,7 +8,7 @@ columns once per change (neighbours, reference counts), never per entry per quer
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -28,8 +28,8 @@ BoolArray = npt.NDArray[np.bool_]
 # Fit's relevance strategies see message entries whole, tool outputs by their first 200
 # characters (arg_text); keeping a bounded prefix keeps memory proportional to entry count.
 _RELEVANCE_TEXT_CHARS = 4000
-# NamespaceState.memo keeps this many derived structures (e.g. one per Fit filter in use).
-_MEMO_KEYS = 4
+# The edit journal keeps at least half of this many edits (a caller further behind rebuilds).
+_EDITS_KEPT = 4096
 
 T = TypeVar("T")
 # Timestamps are seconds since this epoch (2020-01-01): small numbers keep float64 exact to
@@ -108,8 +108,9 @@ class NamespaceState:
         self._inbound: Counter[str] = Counter()  # name -> live entries referencing it
         self._name_slot: dict[str, int] = {}  # key or alias -> slot
         self._cached: _Derived | None = None
-        self._memo: dict[Hashable, Any] = {}
         self._kept: dict[str, Any] = {}
+        self._edits: list[tuple[int, bool]] = []
+        self._edits_base = 0
         self._grow(capacity)
 
     # --- columns -------------------------------------------------------------------------
@@ -163,6 +164,7 @@ class NamespaceState:
     ) -> None:
         """Insert or replace `entry` (read with its full form)."""
         slot = self.slot_of.get(entry.key)
+        added = slot is None
         if slot is not None:
             self._unlink(slot)
         else:
@@ -195,7 +197,7 @@ class NamespaceState:
         )
         self.terms.add(slot, lexical_terms(full_text))
         self._link(slot)
-        self._changed()
+        self._changed(slot, added)
 
     def set_vector(self, slot: int, vector: npt.NDArray[np.float32] | None) -> None:
         """Set (or clear) a slot's embedding."""
@@ -217,7 +219,7 @@ class NamespaceState:
         self.info[slot] = None
         self.terms.remove(slot)
         self._free.append(slot)
-        self._changed()
+        self._changed(slot, False)
 
     def _take_new(self) -> int:
         if self._n == self._cap:
@@ -267,22 +269,28 @@ class NamespaceState:
         """Slots whose key or alias is in `names`."""
         return [s for s in (self._name_slot.get(n) for n in names) if s is not None]
 
-    def _changed(self) -> None:
-        # An entry came or went: whatever was derived from the entries is stale.
+    def _changed(self, slot: int, added: bool) -> None:
+        # An entry came or went: whatever was derived from the entries is stale, and the
+        # journal tells callers that keep their own derived structures what changed.
         self._cached = None
-        self._memo.clear()
+        self._edits.append((slot, added))
+        if len(self._edits) > _EDITS_KEPT:
+            drop = len(self._edits) - _EDITS_KEPT // 2
+            del self._edits[:drop]
+            self._edits_base += drop
 
-    def memo(self, key: Hashable, build: Callable[[], T]) -> T:
-        """`build()`, computed once and kept until the next change of the entries (at most
-        _MEMO_KEYS keys, the oldest dropped first): for callers' derived structures, such as
-        the turn strategies' grouping, that cost far more to build than to use."""
-        if key in self._memo:
-            return cast(T, self._memo[key])
-        value = build()
-        if len(self._memo) >= _MEMO_KEYS:
-            del self._memo[next(iter(self._memo))]
-        self._memo[key] = value
-        return value
+    @property
+    def edit_mark(self) -> int:
+        """A position in this state's edits, for edits_since."""
+        return self._edits_base + len(self._edits)
+
+    def edits_since(self, mark: int) -> list[tuple[int, bool]] | None:
+        """The (slot, added) edits after `mark`, oldest first: added is True for an entry
+        put under a new key, False for an overwrite or a removal. None when they are no
+        longer all known (the journal keeps the latest _EDITS_KEPT)."""
+        if mark < self._edits_base or mark > self.edit_mark:
+            return None
+        return self._edits[mark - self._edits_base :]
 
     def keep(self, name: str, factory: Callable[[], T]) -> T:
         """A caller's object kept as long as this state (not dropped on changes): for caches

@@ -13,7 +13,9 @@ from sharedctx_server.fit import (
     Form,
     Reason,
     SelectionOptions,
+    TurnIndex,
     TurnTexts,
+    extend_turns,
     index_turns,
     select_entries,
     select_recent,
@@ -279,3 +281,58 @@ def test_turn_texts_carried_between_indexes_never_serve_a_stale_text() -> None:
     assert calls == [second.turns[-1].qa]  # only the changed turn was counted again
     query = content_tokens("lunch menu staging")
     assert second.relevance(query).tolist() == fresh.relevance(query).tolist()
+
+
+def _index_view(index: TurnIndex) -> tuple[Any, ...]:
+    g = index.fresh()
+    return (
+        [t.qa for t in g.turns],
+        [t.created_at for t in g.turns],
+        g.members,
+        g.turn_of.tolist(),
+        g.reasons.tolist(),
+        g.position.tolist(),
+        g.sizes.tolist(),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["user", "assistant", "assistant", None]),
+                  st.sampled_from(["deploy staging", "lunch", "config ok"])),
+        min_size=0, max_size=24,
+    ),
+    st.integers(0, 24),
+    st.lists(st.booleans(), min_size=24, max_size=24),
+)  # fmt: skip
+def test_extending_a_turn_index_by_new_entries_equals_building_it_anew(
+    items: list[tuple[str | None, str]], split: int, eligible_bits: list[bool]
+) -> None:
+    """Fit extends its kept index when entries were only added; the result must be exactly
+    what grouping everything from scratch gives, whatever the old last turn looked like."""
+    entries = [ConversationEntry(ts(i), role, text, "tool", text)
+               for i, (role, text) in enumerate(items)]  # fmt: skip
+    split = min(split, len(entries))
+    eligible = np.asarray(eligible_bits[: len(entries)], dtype=np.bool_)
+    before = index_turns(entries[:split], eligible[:split], estimate)
+    grown = extend_turns(before, entries, eligible, list(range(split, len(entries))))
+    assert grown is not None
+    assert _index_view(grown) == _index_view(index_turns(entries, eligible, estimate))
+    opts = SelectionOptions(budget_tokens=60, keep_recent=1)
+    assert (
+        select_relevant(grown, "deploy config", np.full(len(entries), 5), np.full(len(entries), 3),
+                        opts, estimate_tokens=estimate).selection.indices.tolist()
+        == select_relevant(entries, "deploy config", np.full(len(entries), 5),
+                           np.full(len(entries), 3), opts, estimate_tokens=estimate,
+                           eligible=eligible).selection.indices.tolist()
+    )  # fmt: skip
+
+
+def test_extending_refuses_what_only_a_rebuild_gets_right() -> None:
+    entries = conversation(PAIRS)
+    before = index_turns(entries[:4], None, estimate)
+    older = [*entries[:4], ConversationEntry(ts(0), "user", "imported from the past")]
+    assert extend_turns(before, older, None, [4]) is None  # not after every old row
+    less = np.array([True, False, True, True, True])
+    assert extend_turns(before, entries[:5], less, [4]) is None  # an old row turned ineligible

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +41,7 @@ __all__ = [
     "TurnIndex",
     "TurnSelection",
     "TurnTexts",
+    "extend_turns",
     "index_turns",
     "select_recent",
     "select_relevant",
@@ -108,10 +110,28 @@ def _group(
         )
     position = np.full(n, -1, dtype=np.int64)
     position[order] = np.arange(order.size)
+    grouped = _group_rows(entries, order.tolist())
+    turn_of = np.full(n, -1, dtype=np.int64)
+    for t, rows in enumerate(grouped.members):
+        turn_of[rows] = t
+    attached = turn_of >= 0
+    reasons[mask & ~attached] = Reason.UNATTACHED
+    sizes = np.bincount(turn_of[attached], minlength=len(grouped.turns)).astype(np.int64)
+    return _Turns(grouped.turns, grouped.members, turn_of, reasons, position, sizes)
+
+
+@dataclass(frozen=True)
+class _Grouped:
+    turns: list[HistoryTurn]
+    members: list[list[int]]  # rows of each turn, in the order given
+
+
+def _group_rows(entries: Sequence[ConversationEntry], rows: list[int]) -> _Grouped:
+    """group_history_into_turns over `rows` (in created_at order)."""
     messages: list[Message] = []
     calls: list[ToolCall] = []
     row_of: dict[int, int] = {}  # id() of the Message / ToolCall -> candidate row
-    for i in order.tolist():
+    for i in rows:
         e = entries[i]
         item: Message | ToolCall
         if e.role is not None:
@@ -122,18 +142,12 @@ def _group(
             calls.append(item)
         row_of[id(item)] = i
     turns = group_history_into_turns(messages, calls)
-    turn_of = np.full(n, -1, dtype=np.int64)
-    members: list[list[int]] = []
-    for t, turn in enumerate(turns):
-        member_rows = sorted(
-            (row_of[id(x)] for x in [*turn.messages, *turn.tool_calls]), key=position.__getitem__
-        )
-        members.append(member_rows)
-        turn_of[member_rows] = t
-    attached = turn_of >= 0
-    reasons[mask & ~attached] = Reason.UNATTACHED
-    sizes = np.bincount(turn_of[attached], minlength=len(turns)).astype(np.int64)
-    return _Turns(turns, members, turn_of, reasons, position, sizes)
+    place = {row: p for p, row in enumerate(rows)}
+    members = [
+        sorted((row_of[id(x)] for x in [*turn.messages, *turn.tool_calls]), key=place.__getitem__)
+        for turn in turns
+    ]
+    return _Grouped(turns, members)
 
 
 class TurnTexts:
@@ -227,6 +241,76 @@ def index_turns(
     sorting strings (Fit does, from its time and sequence columns). `texts`: the TurnTexts of
     the previous index over mostly the same entries, to reuse its tokenising."""
     return TurnIndex(_group(entries, eligible, order), estimate_tokens, texts)
+
+
+def extend_turns(
+    previous: TurnIndex,
+    entries: Sequence[ConversationEntry],
+    eligible: BoolArray | None,
+    added: Sequence[int],
+) -> TurnIndex | None:
+    """`previous` grown by the rows `added`, as index_turns(entries, eligible) would build it,
+    or None when that cannot be done cheaply (then build anew).
+
+    The caller vouches that every other row holds the entry it held when `previous` was
+    built (an agent's usual change: new entries put under new keys). Checked here: every
+    other row is as eligible as before, and every added row that is eligible comes after
+    every row `previous` holds (created_at order). Then only the last turn can change (new
+    messages or tool calls join it) and new turns follow it, so only those are grouped."""
+    old = previous._grouped
+    n_old, n = old.reasons.size, len(entries)
+    mask = np.ones(n, dtype=np.bool_) if eligible is None else np.array(eligible, dtype=np.bool_)
+    was = np.zeros(n, dtype=np.bool_)
+    was[:n_old] = old.reasons != Reason.FILTERED
+    changed = np.zeros(n, dtype=np.bool_)
+    changed[np.asarray(added, dtype=np.int64)] = True
+    if n < n_old or (was[:n_old] & changed[:n_old]).any() or (mask != was)[~changed].any():
+        return None
+    new_rows = sorted(
+        np.flatnonzero(changed & mask).tolist(), key=lambda i: (entries[i].created_at, i)
+    )
+    old_rows = np.flatnonzero(old.position >= 0)
+    if not new_rows:
+        return TurnIndex(_padded(old, n, changed), previous._estimate, previous._texts)
+    if old_rows.size:
+        last_old = int(old_rows[np.argmax(old.position[old_rows])])
+        if entries[new_rows[0]].created_at <= entries[last_old].created_at:
+            return None
+    grouped = _padded(old, n, changed)
+    grouped.position[new_rows] = np.arange(old_rows.size, old_rows.size + len(new_rows))
+    # Regroup the last turn with the new rows; the turns before it cannot change.
+    head = len(old.turns) - 1 if old.turns else 0
+    redo = (old.members[-1] if old.turns else []) + new_rows
+    sub = _group_rows(entries, redo)
+    turns = old.turns[:head] + sub.turns
+    members = old.members[:head] + sub.members
+    turn_of = grouped.turn_of
+    for t, rows in enumerate(sub.members):
+        turn_of[rows] = head + t
+    attached = turn_of >= 0
+    reasons = grouped.reasons
+    reasons[new_rows] = np.where(attached[new_rows], Reason.BUDGET, Reason.UNATTACHED)
+    sizes = np.bincount(turn_of[attached], minlength=len(turns)).astype(np.int64)
+    return TurnIndex(
+        _Turns(turns, members, turn_of, reasons, grouped.position, sizes),
+        previous._estimate,
+        previous._texts,
+    )
+
+
+def _padded(old: _Turns, n: int, changed: BoolArray) -> _Turns:
+    """A copy of `old` over n rows; rows beyond the old ones and `changed` rows are FILTERED
+    and in no turn until the caller places them."""
+
+    def grow(values: npt.NDArray[Any], fill: int) -> npt.NDArray[Any]:
+        out = np.full(n, fill, dtype=values.dtype)
+        out[: values.size] = values
+        return out
+
+    reasons = grow(old.reasons, Reason.FILTERED)
+    reasons[changed] = Reason.FILTERED
+    return _Turns(old.turns, old.members, grow(old.turn_of, -1), reasons,
+                  grow(old.position, -1), old.sizes)  # fmt: skip
 
 
 def _index_of(
