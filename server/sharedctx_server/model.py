@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
@@ -60,6 +61,8 @@ class EntryMeta:
         out: dict[str, Any] = {}
         for name, wire in self._WIRE.items():
             value = getattr(self, name)
+            if value == _DEFAULTS[name]:
+                continue  # unpack() gives absent fields their default: no need to store it
             if name in self._TUPLES:
                 value = list(value)
             out[wire] = int(value) if name == "kind" else value
@@ -82,6 +85,11 @@ class EntryMeta:
             if name in values:
                 values[name] = tuple(values[name])
         return cls(**values)
+
+
+_DEFAULTS: dict[str, Any] = {
+    f.name: f.default for f in dataclasses.fields(EntryMeta) if f.name in EntryMeta._WIRE
+}
 
 
 @dataclass(frozen=True)
