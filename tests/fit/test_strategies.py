@@ -305,9 +305,10 @@ def _index_view(index: TurnIndex) -> tuple[Any, ...]:
     ),
     st.integers(0, 24),
     st.lists(st.booleans(), min_size=24, max_size=24),
+    st.booleans(),
 )  # fmt: skip
 def test_extending_a_turn_index_by_new_entries_equals_building_it_anew(
-    items: list[tuple[str | None, str]], split: int, eligible_bits: list[bool]
+    items: list[tuple[str | None, str]], split: int, eligible_bits: list[bool], warm: bool
 ) -> None:
     """Fit extends its kept index when entries were only added; the result must be exactly
     what grouping everything from scratch gives, whatever the old last turn looked like."""
@@ -316,9 +317,16 @@ def test_extending_a_turn_index_by_new_entries_equals_building_it_anew(
     split = min(split, len(entries))
     eligible = np.asarray(eligible_bits[: len(entries)], dtype=np.bool_)
     before = index_turns(entries[:split], eligible[:split], estimate)
+    query = content_tokens("deploy config lunch")
+    if warm:  # what the old index worked out is carried over, not recomputed
+        before.qa_tokens()
+        before.relevance(query)
     grown = extend_turns(before, entries, eligible, list(range(split, len(entries))))
     assert grown is not None
-    assert _index_view(grown) == _index_view(index_turns(entries, eligible, estimate))
+    anew = index_turns(entries, eligible, estimate)
+    assert _index_view(grown) == _index_view(anew)
+    assert grown.qa_tokens().tolist() == anew.qa_tokens().tolist()
+    assert grown.relevance(query).tolist() == anew.relevance(query).tolist()
     opts = SelectionOptions(budget_tokens=60, keep_recent=1)
     assert (
         select_relevant(grown, "deploy config", np.full(len(entries), 5), np.full(len(entries), 3),

@@ -181,9 +181,10 @@ class TurnTexts:
 class TurnIndex:
     """What the turn strategies need that does not depend on the query or the budget: the
     turns of one set of candidates, which candidates each holds and, once RELEVANT asks, each
-    turn's token estimate and content words. Build it with index_turns and reuse it for as
-    long as the candidates and their eligibility stay the same (Fit keeps one per namespace
-    state): grouping and tokenising thousands of entries costs far more than a selection.
+    turn's token estimate and which turns hold each content word. Build it with index_turns
+    (grow it with extend_turns) and reuse it for as long as the candidates and their
+    eligibility stay the same: grouping and tokenising thousands of entries costs far more
+    than a selection.
     """
 
     def __init__(
@@ -196,7 +197,7 @@ class TurnIndex:
         self._estimate = estimate_tokens
         self._texts = texts or TurnTexts()
         self._qa_tokens: IntArray | None = None
-        self._words: list[set[str]] | None = None
+        self._postings: dict[str, IntArray] | None = None
 
     @property
     def turns(self) -> list[HistoryTurn]:
@@ -217,14 +218,53 @@ class TurnIndex:
 
     def relevance(self, query_tokens: Collection[str]) -> FloatArray:
         """relevance_to_query of every turn's text: the share of `query_tokens` in it."""
+        out = np.zeros(len(self.turns), dtype=np.float64)
         if not query_tokens:
-            return np.zeros(len(self.turns), dtype=np.float64)
-        if self._words is None:
-            self._words = self._texts.words([turn.qa for turn in self.turns])
-        # A word-to-turns map would answer in fewer steps, but building it costs more than
-        # this loop saves when a write comes between two Fits, as it does for most agents.
-        hits = [sum(1 for token in query_tokens if token in words) for words in self._words]
-        return np.asarray(hits, dtype=np.float64) / len(query_tokens)
+            return out
+        postings = self._postings_map()
+        for token in query_tokens:
+            turns = postings.get(token)
+            if turns is not None:
+                out[turns] += 1.0
+        out /= len(query_tokens)
+        return out
+
+    def _postings_map(self) -> dict[str, IntArray]:
+        # word -> the turns holding it (ascending): a query costs a step per query word, not
+        # one per turn (100k turns: milliseconds instead of a tenth of a second).
+        if self._postings is None:
+            holders: dict[str, list[int]] = {}
+            for t, words in enumerate(self._texts.words([turn.qa for turn in self.turns])):
+                for word in words:
+                    holders.setdefault(word, []).append(t)
+            self._postings = {w: np.asarray(ts, dtype=np.int64) for w, ts in holders.items()}
+        return self._postings
+
+    def _grown(self, grouped: _Turns, head: int) -> TurnIndex:
+        """An index over `grouped`, whose turns before `head` are this index's unchanged,
+        carrying what this one worked out for them: only the turns from `head` on (the
+        regrouped last turn and new ones) are tokenised."""
+        out = TurnIndex(grouped, self._estimate, self._texts)
+        new = grouped.turns[head:]
+        if self._qa_tokens is not None and self._estimate is not None:
+            added = np.asarray([self._estimate(t.qa) for t in new], dtype=np.int64).reshape(-1)
+            out._qa_tokens = np.concatenate([self._qa_tokens[:head], added])
+        if self._postings is not None:
+            postings = dict(self._postings)  # this index stays as it was
+            for t, turn in enumerate(self.turns[head:], start=head):
+                for word in content_tokens(turn.qa):
+                    kept = postings[word][postings[word] != t]
+                    if kept.size:
+                        postings[word] = kept
+                    else:
+                        del postings[word]
+            for t, turn in enumerate(new, start=head):
+                for word in content_tokens(turn.qa):
+                    held = postings.get(word)
+                    one = np.asarray([t], dtype=np.int64)
+                    postings[word] = one if held is None else np.concatenate([held, one])
+            out._postings = postings
+        return out
 
 
 def index_turns(
@@ -271,7 +311,7 @@ def extend_turns(
     )
     old_rows = np.flatnonzero(old.position >= 0)
     if not new_rows:
-        return TurnIndex(_padded(old, n, changed), previous._estimate, previous._texts)
+        return previous._grown(_padded(old, n, changed), len(old.turns))
     if old_rows.size:
         last_old = int(old_rows[np.argmax(old.position[old_rows])])
         if entries[new_rows[0]].created_at <= entries[last_old].created_at:
@@ -291,11 +331,7 @@ def extend_turns(
     reasons = grouped.reasons
     reasons[new_rows] = np.where(attached[new_rows], Reason.BUDGET, Reason.UNATTACHED)
     sizes = np.bincount(turn_of[attached], minlength=len(turns)).astype(np.int64)
-    return TurnIndex(
-        _Turns(turns, members, turn_of, reasons, grouped.position, sizes),
-        previous._estimate,
-        previous._texts,
-    )
+    return previous._grown(_Turns(turns, members, turn_of, reasons, grouped.position, sizes), head)
 
 
 def _padded(old: _Turns, n: int, changed: BoolArray) -> _Turns:
