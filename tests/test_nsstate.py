@@ -12,16 +12,16 @@ def entry(key: str, seq: int) -> StoredEntry:
     return StoredEntry(key=key, stamp=Stamp(1, seq, seq, 0, seq, seq), meta=EntryMeta())
 
 
-def test_the_journal_says_which_slots_were_added_and_which_changed() -> None:
+def test_the_journal_names_every_slot_put_or_removed() -> None:
     state = NamespaceState(dim=4)
     mark = state.edit_mark
     state.put(entry("a", 1), "alpha", None)
     state.put(entry("b", 2), "beta", np.ones(4, dtype=np.float32))
-    assert state.edits_since(mark) == [(0, True), (1, True)]
+    assert state.edits_since(mark) == [0, 1]
     mark = state.edit_mark
     state.put(entry("a", 3), "alpha again", None)  # an overwrite
     state.remove("b")
-    assert state.edits_since(mark) == [(0, False), (1, False)]
+    assert state.edits_since(mark) == [0, 1]
     assert state.edits_since(state.edit_mark) == []
 
 
@@ -32,4 +32,4 @@ def test_a_mark_older_than_the_journal_keeps_is_unknown() -> None:
         state.put(entry(f"k{i}", i + 1), "text", None)
     assert state.edits_since(mark) is None
     recent = state.edit_mark - 1
-    assert state.edits_since(recent) == [(nsstate._EDITS_KEPT, True)]
+    assert state.edits_since(recent) == [nsstate._EDITS_KEPT]

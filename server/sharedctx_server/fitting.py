@@ -33,7 +33,6 @@ from .fit import (
     SelectionOptions,
     TurnIndex,
     TurnTexts,
-    extend_turns,
     forward_references,
     index_turns,
     lexical_terms,
@@ -44,6 +43,7 @@ from .fit import (
     select_recent,
     select_relevant,
     sizer_profile,
+    update_turns,
 )
 from .model import Kind
 from .nscache import NamespaceCache
@@ -233,21 +233,20 @@ class FitService:
     ) -> TurnIndex:
         """The namespace's turns for this eligibility. They depend only on the entries and on
         which are eligible, so they are kept per filter set: reused while nothing changed,
-        extended when entries were only added (an agent's usual write), else rebuilt."""
+        else brought up to date by regrouping the turns from the earliest change on (for an
+        agent's usual writes, the last one or two), rebuilt when that is all of them."""
         kept: dict[bytes, _KeptTurns] = state.keep("turn_indexes", dict)
         key = filters.SerializeToString(deterministic=True)
         entry = kept.pop(key, None)
         index = None
         if entry is not None:
             edits = state.edits_since(entry.mark)
-            if edits is not None and all(added for _, added in edits):
+            if edits is not None:
                 if not edits and np.array_equal(entry.eligible, eligible):
                     index = entry.index
                 else:
-                    index = extend_turns(
-                        entry.index, _conversation_entries(state), eligible,
-                        [slot for slot, _ in edits],
-                    )  # fmt: skip
+                    entries = _conversation_entries(state)
+                    index = update_turns(entry.index, entries, eligible, edits)
         if index is None:
             index = index_turns(
                 _conversation_entries(state),

@@ -109,7 +109,7 @@ class NamespaceState:
         self._name_slot: dict[str, int] = {}  # key or alias -> slot
         self._cached: _Derived | None = None
         self._kept: dict[str, Any] = {}
-        self._edits: list[tuple[int, bool]] = []
+        self._edits: list[int] = []
         self._edits_base = 0
         self._grow(capacity)
 
@@ -164,7 +164,6 @@ class NamespaceState:
     ) -> None:
         """Insert or replace `entry` (read with its full form)."""
         slot = self.slot_of.get(entry.key)
-        added = slot is None
         if slot is not None:
             self._unlink(slot)
         else:
@@ -197,7 +196,7 @@ class NamespaceState:
         )
         self.terms.add(slot, lexical_terms(full_text))
         self._link(slot)
-        self._changed(slot, added)
+        self._changed(slot)
 
     def set_vector(self, slot: int, vector: npt.NDArray[np.float32] | None) -> None:
         """Set (or clear) a slot's embedding."""
@@ -219,7 +218,7 @@ class NamespaceState:
         self.info[slot] = None
         self.terms.remove(slot)
         self._free.append(slot)
-        self._changed(slot, False)
+        self._changed(slot)
 
     def _take_new(self) -> int:
         if self._n == self._cap:
@@ -269,11 +268,11 @@ class NamespaceState:
         """Slots whose key or alias is in `names`."""
         return [s for s in (self._name_slot.get(n) for n in names) if s is not None]
 
-    def _changed(self, slot: int, added: bool) -> None:
+    def _changed(self, slot: int) -> None:
         # An entry came or went: whatever was derived from the entries is stale, and the
         # journal tells callers that keep their own derived structures what changed.
         self._cached = None
-        self._edits.append((slot, added))
+        self._edits.append(slot)
         if len(self._edits) > _EDITS_KEPT:
             drop = len(self._edits) - _EDITS_KEPT // 2
             del self._edits[:drop]
@@ -284,10 +283,9 @@ class NamespaceState:
         """A position in this state's edits, for edits_since."""
         return self._edits_base + len(self._edits)
 
-    def edits_since(self, mark: int) -> list[tuple[int, bool]] | None:
-        """The (slot, added) edits after `mark`, oldest first: added is True for an entry
-        put under a new key, False for an overwrite or a removal. None when they are no
-        longer all known (the journal keeps the latest _EDITS_KEPT)."""
+    def edits_since(self, mark: int) -> list[int] | None:
+        """The slots put or removed after `mark`, oldest first (a slot once per edit). None
+        when they are no longer all known (the journal keeps the latest _EDITS_KEPT)."""
         if mark < self._edits_base or mark > self.edit_mark:
             return None
         return self._edits[mark - self._edits_base :]

@@ -15,11 +15,11 @@ from sharedctx_server.fit import (
     SelectionOptions,
     TurnIndex,
     TurnTexts,
-    extend_turns,
     index_turns,
     select_entries,
     select_recent,
     select_relevant,
+    update_turns,
 )
 from sharedctx_server.fit.relevance import content_tokens, turn_relevance
 
@@ -321,8 +321,10 @@ def test_extending_a_turn_index_by_new_entries_equals_building_it_anew(
     if warm:  # what the old index worked out is carried over, not recomputed
         before.qa_tokens()
         before.relevance(query)
-    grown = extend_turns(before, entries, eligible, list(range(split, len(entries))))
-    assert grown is not None
+    grown = update_turns(before, entries, eligible, list(range(split, len(entries))))
+    if grown is None:
+        assert not before.turns  # appending regroups at most the last turn, if there is one
+        return
     anew = index_turns(entries, eligible, estimate)
     assert _index_view(grown) == _index_view(anew)
     assert grown.qa_tokens().tolist() == anew.qa_tokens().tolist()
@@ -337,10 +339,67 @@ def test_extending_a_turn_index_by_new_entries_equals_building_it_anew(
     )  # fmt: skip
 
 
-def test_extending_refuses_what_only_a_rebuild_gets_right() -> None:
+def test_a_change_before_every_turn_needs_a_rebuild() -> None:
     entries = conversation(PAIRS)
     before = index_turns(entries[:4], None, estimate)
     older = [*entries[:4], ConversationEntry(ts(0), "user", "imported from the past")]
-    assert extend_turns(before, older, None, [4]) is None  # not after every old row
-    less = np.array([True, False, True, True, True])
-    assert extend_turns(before, entries[:5], less, [4]) is None  # an old row turned ineligible
+    assert update_turns(before, older, None, [4]) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["user", "assistant", "assistant", None]),
+                  st.sampled_from(["deploy staging", "lunch", "config ok"]),
+                  st.integers(0, 60)),
+        min_size=0, max_size=20,
+    ),
+    st.lists(
+        st.tuples(st.sampled_from(["add", "rewrite", "remove", "hide", "show"]),
+                  st.integers(0, 40),
+                  st.sampled_from(["user", "assistant", None]),
+                  st.integers(0, 80)),
+        min_size=1, max_size=6,
+    ),
+    st.booleans(),
+)  # fmt: skip
+def test_updating_a_turn_index_after_any_edits_equals_building_it_anew(
+    items: list[tuple[str | None, str, int]],
+    edits: list[tuple[str, int, str | None, int]],
+    warm: bool,
+) -> None:
+    """Fit brings its kept index up to date after puts, overwrites (which may move an entry
+    in time), removals and expiry; the result must be what grouping from scratch gives."""
+    entries = [ConversationEntry(ts(t), role, text, "tool", text) for role, text, t in items]
+    eligible = np.ones(len(entries), dtype=np.bool_)
+    before = index_turns(entries, eligible, estimate)
+    query = content_tokens("deploy config lunch")
+    if warm:
+        before.qa_tokens()
+        before.relevance(query)
+    entries, eligible = list(entries), eligible.copy()
+    changed: list[int] = []
+    for op, row, role, t in edits:
+        if op == "add" or not entries:
+            entries.append(ConversationEntry(ts(t), role, "new words here", "tool", "x"))
+            eligible = np.append(eligible, True)
+            changed.append(len(entries) - 1)
+            continue
+        row %= len(entries)
+        if op == "rewrite":
+            entries[row] = ConversationEntry(ts(t), role, "rewritten staging", "tool", "y")
+            eligible[row] = True
+            changed.append(row)
+        elif op == "remove":
+            entries[row] = ConversationEntry("", None)
+            eligible[row] = False
+            changed.append(row)
+        else:  # expiry or a filter: the entry stays, its eligibility changes
+            eligible[row] = op == "show"
+    updated = update_turns(before, entries, eligible, changed)
+    anew = index_turns(entries, eligible, estimate)
+    if updated is None:
+        return  # a rebuild: always right
+    assert _index_view(updated) == _index_view(anew)
+    assert updated.qa_tokens().tolist() == anew.qa_tokens().tolist()
+    assert updated.relevance(query).tolist() == anew.relevance(query).tolist()

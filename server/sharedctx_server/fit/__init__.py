@@ -58,10 +58,10 @@ from sharedctx_server.fit.strategies import (
     TurnIndex,
     TurnSelection,
     TurnTexts,
-    extend_turns,
     index_turns,
     select_recent,
     select_relevant,
+    update_turns,
 )
 from sharedctx_server.fit.weights import FACTORS, WEIGHT_PRESETS, resolve_weights
 
@@ -133,7 +133,7 @@ __all__ = [
     "TextSource",
     "TurnSelection",
     "select_entries",
-    "extend_turns",
+    "update_turns",
     "index_turns",
     "select_recent",
     "select_relevant",

@@ -17,6 +17,8 @@ turn's relevance text; `estimate_tokens` only feeds the floor's utilisation as i
 
 from __future__ import annotations
 
+import bisect
+import heapq
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -41,13 +43,15 @@ __all__ = [
     "TurnIndex",
     "TurnSelection",
     "TurnTexts",
-    "extend_turns",
+    "update_turns",
     "index_turns",
     "select_recent",
     "select_relevant",
 ]
 
 IntArray = npt.NDArray[np.int64]
+# update_turns carries RELEVANT's word->turns map over when it regroups at most this many turns.
+_CARRY_POSTINGS_TURNS = 64
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
@@ -92,6 +96,9 @@ class _Turns:
     reasons: npt.NDArray[np.int8]
     position: IntArray  # each row's place among the eligible rows, chronological (-1: not)
     sizes: IntArray  # entries per turn
+    order: list[int]  # the eligible rows, chronological
+    created: list[str]  # their created_at, in that order
+    starts: list[str]  # each turn's first message's created_at
 
 
 def _group(
@@ -117,7 +124,12 @@ def _group(
     attached = turn_of >= 0
     reasons[mask & ~attached] = Reason.UNATTACHED
     sizes = np.bincount(turn_of[attached], minlength=len(grouped.turns)).astype(np.int64)
-    return _Turns(grouped.turns, grouped.members, turn_of, reasons, position, sizes)
+    rows = order.tolist()
+    return _Turns(
+        grouped.turns, grouped.members, turn_of, reasons, position, sizes, rows,
+        [entries[i].created_at for i in rows],
+        [turn.messages[0].created_at for turn in grouped.turns],
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -182,7 +194,7 @@ class TurnIndex:
     """What the turn strategies need that does not depend on the query or the budget: the
     turns of one set of candidates, which candidates each holds and, once RELEVANT asks, each
     turn's token estimate and which turns hold each content word. Build it with index_turns
-    (grow it with extend_turns) and reuse it for as long as the candidates and their
+    (bring it up to date with update_turns) and reuse it for as long as the candidates and their
     eligibility stay the same: grouping and tokenising thousands of entries costs far more
     than a selection.
     """
@@ -249,7 +261,9 @@ class TurnIndex:
         if self._qa_tokens is not None and self._estimate is not None:
             added = np.asarray([self._estimate(t.qa) for t in new], dtype=np.int64).reshape(-1)
             out._qa_tokens = np.concatenate([self._qa_tokens[:head], added])
-        if self._postings is not None:
+        # Past a few regrouped turns, building the map anew (lazily) costs less than
+        # taking those turns out of it one posting at a time.
+        if self._postings is not None and len(self.turns) - head <= _CARRY_POSTINGS_TURNS:
             postings = dict(self._postings)  # this index stays as it was
             for t, turn in enumerate(self.turns[head:], start=head):
                 for word in content_tokens(turn.qa):
@@ -283,70 +297,93 @@ def index_turns(
     return TurnIndex(_group(entries, eligible, order), estimate_tokens, texts)
 
 
-def extend_turns(
+def update_turns(
     previous: TurnIndex,
     entries: Sequence[ConversationEntry],
     eligible: BoolArray | None,
-    added: Sequence[int],
+    changed: Sequence[int],
 ) -> TurnIndex | None:
-    """`previous` grown by the rows `added`, as index_turns(entries, eligible) would build it,
-    or None when that cannot be done cheaply (then build anew).
+    """index_turns(entries, eligible), worked out from `previous` by regrouping only the turns
+    a change can reach; None when that would be all of them (then build anew).
 
-    The caller vouches that every other row holds the entry it held when `previous` was
-    built (an agent's usual change: new entries put under new keys). Checked here: every
-    other row is as eligible as before, and every added row that is eligible comes after
-    every row `previous` holds (created_at order). Then only the last turn can change (new
-    messages or tool calls join it) and new turns follow it, so only those are grouped."""
+    `changed`: the rows whose entry was added, rewritten or removed since `previous` was
+    built; the caller vouches that every other row holds the same entry (rows that only
+    became eligible or ineligible are found here). Grouping reads the rows in created_at
+    order, so nothing before the earliest change moves: the turns that start before it keep
+    their messages and, since a tool call attaches to the latest turn starting at or before
+    it, their tool calls too, except the last such turn, which a new turn after it may cut
+    short. That turn and everything after it are grouped again. An agent adding entries
+    regroups one turn; rewriting an entry near the end, a few."""
     old = previous._grouped
     n_old, n = old.reasons.size, len(entries)
+    if n < n_old:
+        return None
     mask = np.ones(n, dtype=np.bool_) if eligible is None else np.array(eligible, dtype=np.bool_)
     was = np.zeros(n, dtype=np.bool_)
-    was[:n_old] = old.reasons != Reason.FILTERED
-    changed = np.zeros(n, dtype=np.bool_)
-    changed[np.asarray(added, dtype=np.int64)] = True
-    if n < n_old or (was[:n_old] & changed[:n_old]).any() or (mask != was)[~changed].any():
+    was[:n_old] = old.position >= 0
+    moved = np.zeros(n, dtype=np.bool_)
+    moved[np.asarray(changed, dtype=np.int64)] = True
+    moved |= mask != was
+    # The earliest created_at any change touches: where a changed row was, or now is.
+    gone = np.flatnonzero(moved & was)
+    came = np.flatnonzero(moved & mask).tolist()
+    keys = [old.created[p] for p in old.position[gone].tolist()]
+    keys += [entries[i].created_at for i in came]
+    if not keys:  # only rows that were and stay ineligible changed: the same turns
+        return previous._grown(_resized(old, n), len(old.turns))
+    cut = min(keys)
+    head = bisect.bisect_left(old.starts, cut) - 1  # the last turn starting before the change
+    if head < 0:
         return None
-    new_rows = sorted(
-        np.flatnonzero(changed & mask).tolist(), key=lambda i: (entries[i].created_at, i)
-    )
-    old_rows = np.flatnonzero(old.position >= 0)
-    if not new_rows:
-        return previous._grown(_padded(old, n, changed), len(old.turns))
-    if old_rows.size:
-        last_old = int(old_rows[np.argmax(old.position[old_rows])])
-        if entries[new_rows[0]].created_at <= entries[last_old].created_at:
-            return None
-    grouped = _padded(old, n, changed)
-    grouped.position[new_rows] = np.arange(old_rows.size, old_rows.size + len(new_rows))
-    # Regroup the last turn with the new rows; the turns before it cannot change.
-    head = len(old.turns) - 1 if old.turns else 0
-    redo = (old.members[-1] if old.turns else []) + new_rows
-    sub = _group_rows(entries, redo)
+    # Where that turn starts in the chronological order: everything before is unchanged.
+    p0 = int(old.position[old.members[head][0]])
+    kept_rows = [r for r in old.order[p0:] if not moved[r]]
+    came.sort(key=lambda i: (entries[i].created_at, i))
+    suffix = _merge_chronological(entries, kept_rows, came)
+    sub = _group_rows(entries, suffix)
     turns = old.turns[:head] + sub.turns
     members = old.members[:head] + sub.members
-    turn_of = grouped.turn_of
+    turn_of = np.full(n, -1, dtype=np.int64)
+    turn_of[:n_old] = old.turn_of
+    turn_of[moved] = -1
+    turn_of[(turn_of >= head)] = -1
     for t, rows in enumerate(sub.members):
         turn_of[rows] = head + t
+    order = old.order[:p0] + suffix
+    position = np.full(n, -1, dtype=np.int64)
+    position[order] = np.arange(len(order))
     attached = turn_of >= 0
-    reasons = grouped.reasons
-    reasons[new_rows] = np.where(attached[new_rows], Reason.BUDGET, Reason.UNATTACHED)
+    reasons = np.where(
+        ~mask, Reason.FILTERED, np.where(attached, Reason.BUDGET, Reason.UNATTACHED)
+    ).astype(np.int8)
     sizes = np.bincount(turn_of[attached], minlength=len(turns)).astype(np.int64)
-    return previous._grown(_Turns(turns, members, turn_of, reasons, grouped.position, sizes), head)
+    created = old.created[:p0] + [entries[i].created_at for i in suffix]
+    starts = old.starts[:head] + [t.messages[0].created_at for t in sub.turns]
+    grouped = _Turns(turns, members, turn_of, reasons, position, sizes, order, created, starts)
+    return previous._grown(grouped, head)
 
 
-def _padded(old: _Turns, n: int, changed: BoolArray) -> _Turns:
-    """A copy of `old` over n rows; rows beyond the old ones and `changed` rows are FILTERED
-    and in no turn until the caller places them."""
+def _resized(old: _Turns, n: int) -> _Turns:
+    """`old` over n >= its rows; the rows beyond are ineligible (FILTERED, in no turn)."""
 
     def grow(values: npt.NDArray[Any], fill: int) -> npt.NDArray[Any]:
         out = np.full(n, fill, dtype=values.dtype)
         out[: values.size] = values
         return out
 
-    reasons = grow(old.reasons, Reason.FILTERED)
-    reasons[changed] = Reason.FILTERED
-    return _Turns(old.turns, old.members, grow(old.turn_of, -1), reasons,
-                  grow(old.position, -1), old.sizes)  # fmt: skip
+    return replace(
+        old,
+        turn_of=grow(old.turn_of, -1),
+        reasons=grow(old.reasons, Reason.FILTERED),
+        position=grow(old.position, -1),
+    )
+
+
+def _merge_chronological(
+    entries: Sequence[ConversationEntry], a: list[int], b: list[int]
+) -> list[int]:
+    """Two row lists, each in (created_at, row) order, merged into one."""
+    return list(heapq.merge(a, b, key=lambda i: (entries[i].created_at, i)))
 
 
 def _index_of(
