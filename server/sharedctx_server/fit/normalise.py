@@ -64,23 +64,35 @@ def normalise_similarity(
     which decides the RAW and MINMAX mappings. Non-finite values count as invalid.
     `rank_share` is HYBRID's weight on the rank mapping.
     """
-    if method is SimilarityNorm.HYBRID:
-        by_rank = normalise_similarity(
-            values, valid, SimilarityNorm.RANK, rank_constant=rank_constant, cosine=cosine
-        )
-        by_range = normalise_similarity(values, valid, SimilarityNorm.MINMAX, cosine=cosine)
-        by_rank *= rank_share
-        by_rank += (1.0 - rank_share) * by_range
-        return by_rank
     finite = np.isfinite(values)
     ok = finite if valid is None else (valid & finite)
     if not cosine:
         ok &= values > 0  # no lexical match is no evidence, not the lowest rank
     valid_count = int(np.count_nonzero(ok))
-    out = np.zeros(values.shape, dtype=np.float64)
     if valid_count == 0:
+        return np.zeros(values.shape, dtype=np.float64)
+    if method is SimilarityNorm.RANK:
+        return _by_rank(values, ok, valid_count, rank_constant)
+    if method is SimilarityNorm.HYBRID:
+        # Both mappings from one validity mask, summed in place: this runs on every Fit.
+        out = _by_rank(values, ok, valid_count, rank_constant)
+        out *= rank_share
+        by_range = _by_range(values, ok, valid_count, cosine)
+        by_range *= 1.0 - rank_share
+        out += by_range
         return out
-    if method is SimilarityNorm.RANK and valid_count * 2 >= values.size:
+    if method is SimilarityNorm.MINMAX or not cosine:
+        return _by_range(values, ok, valid_count, cosine)
+    out = np.zeros(values.shape, dtype=np.float64)
+    out[ok] = np.clip((values[ok].astype(np.float64) + 1.0) / 2.0, 0.0, 1.0)
+    return out
+
+
+def _by_rank(
+    values: npt.NDArray[np.floating], ok: BoolArray, valid_count: int, rank_constant: float
+) -> FloatArray:
+    """k / (k + rank) over the valid rows, 0 elsewhere."""
+    if valid_count * 2 >= values.size:
         # Mostly valid (the semantic column): rank everything with the invalid rows pushed
         # to the bottom, rather than copying the valid ones out and back.
         masked = values if valid_count == values.size else np.where(ok, values, -np.inf)
@@ -88,18 +100,28 @@ def normalise_similarity(
         if valid_count < values.size:
             mapped_all = np.where(ok, mapped_all, 0.0)
         return np.asarray(mapped_all, dtype=np.float64)
-    picked = values[ok]
-    if method is SimilarityNorm.RANK:
-        mapped = rank_constant / (rank_constant + competition_ranks(picked))
-    elif not cosine:
-        mapped = picked / float(picked.max())
-    elif method is SimilarityNorm.MINMAX:
-        low, high = float(picked.min()), float(picked.max())
-        if high > low:
-            mapped = (picked.astype(np.float64) - low) / (high - low)
-        else:
-            mapped = np.ones(picked.shape, dtype=np.float64)  # all equally close: all top
+    out = np.zeros(values.shape, dtype=np.float64)
+    out[ok] = rank_constant / (rank_constant + competition_ranks(values[ok]))
+    return out
+
+
+def _by_range(
+    values: npt.NDArray[np.floating], ok: BoolArray, valid_count: int, cosine: bool
+) -> FloatArray:
+    """Cosines: (v - min) / (max - min) over the valid rows; scores: v / max. 0 elsewhere.
+    (Measured at 10k rows: gathering the valid cosines beats min/max with `where=`, which
+    is several times slower; for the scores, a -inf fill beats gathering a scattered mask.)"""
+    if not cosine:
+        high = float(np.where(ok, values, -np.inf).max())
+        return np.where(ok, values / high, 0.0).astype(np.float64, copy=False)
+    picked = values if valid_count == values.size else values[ok]
+    low, high = float(picked.min()), float(picked.max())
+    out = values.astype(np.float64)
+    if high > low:
+        out -= low
+        out /= high - low
     else:
-        mapped = np.clip((picked.astype(np.float64) + 1.0) / 2.0, 0.0, 1.0)
-    out[ok] = mapped
+        out.fill(1.0)  # all equally close: all top
+    if valid_count < values.size:
+        out[~ok] = 0.0
     return out
