@@ -253,7 +253,8 @@ class FitService:
                 eligible,
                 self._tokens.count,
                 order=_chronological(state, eligible),
-                texts=state.keep("turn_texts", TurnTexts),
+                # The tokenising of this filter set's previous index, where there was one.
+                texts=entry.index.texts if entry is not None else TurnTexts(),
             )
         kept[key] = _KeptTurns(index, state.edit_mark, eligible)
         while len(kept) > _KEPT_TURN_INDEXES:

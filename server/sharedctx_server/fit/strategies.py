@@ -216,6 +216,12 @@ class TurnIndex:
         """The turns, chronological."""
         return self._grouped.turns
 
+    @property
+    def texts(self) -> TurnTexts:
+        """The tokenising cache this index uses: hand it to the next index_turns over mostly
+        the same entries."""
+        return self._texts
+
     def fresh(self) -> _Turns:
         """The grouping with reasons of its own, for one selection to fill in."""
         return replace(self._grouped, reasons=self._grouped.reasons.copy())
@@ -337,6 +343,13 @@ def update_turns(
         return None
     # Where that turn starts in the chronological order: everything before is unchanged.
     p0 = int(old.position[old.members[head][0]])
+    # A tool call tied in created_at with the turn's first message can sort before rows of
+    # earlier turns (ties order by row); regrouping from it would group those rows again.
+    first_message = min(
+        int(old.position[r]) for r in old.members[head] if entries[r].role is not None
+    )
+    if any(0 <= old.turn_of[r] < head for r in old.order[p0:first_message]):
+        return None
     kept_rows = [r for r in old.order[p0:] if not moved[r]]
     came.sort(key=lambda i: (entries[i].created_at, i))
     suffix = _merge_chronological(entries, kept_rows, came)
