@@ -94,6 +94,24 @@ async def test_scrape_shows_rpc_fit_embedding_and_cache_series(
     assert value(samples, "process_resident_memory_bytes") is not None
 
 
+async def test_turn_strategy_fits_are_counted_by_how_they_got_their_turns(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter, metrics_listen="127.0.0.1:0") as (running, c):
+        turns = [
+            PutItem(key="q1", content="is it sunny?", kind="message", role="user"),
+            PutItem(key="a1", content="yes, sunny", kind="message", role="assistant"),
+        ]
+        await c.put_many(NS, turns)
+        await c.fit(NS, "sunny", 100, strategy="recent")  # built
+        await c.fit(NS, "sunny", 100, strategy="relevant")  # reused: nothing changed
+        await c.put(NS, "q2", "and tomorrow?", kind="message", role="user")
+        await c.fit(NS, "sunny", 100, strategy="recent")  # updated from the new entry on
+        samples = await scrape(running)
+    for outcome in ("rebuilt", "reused", "updated"):
+        assert value(samples, "sharedctx_fit_turn_index_total", outcome=outcome) == 1
+
+
 async def test_redis_failures_are_counted_by_store_operation(
     settings: Settings, token_counter: TokenCounter
 ) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -165,8 +165,11 @@ class FitService:
         queries: QueryCache,
         tokens: TokenCounter,
         settings: Settings,
+        on_turn_index: Callable[[str], None] | None = None,
     ) -> None:
         self._store = store
+        # Told "reused", "updated" or "rebuilt" for each turn-strategy Fit (a metric).
+        self._on_turn_index = on_turn_index
         self._cache = cache
         self._queries = queries
         self._tokens = tokens
@@ -238,15 +241,18 @@ class FitService:
         kept: dict[bytes, _KeptTurns] = state.keep("turn_indexes", dict)
         key = filters.SerializeToString(deterministic=True)
         entry = kept.pop(key, None)
-        index = None
+        index, outcome = None, "rebuilt"
         if entry is not None:
             edits = state.edits_since(entry.mark)
             if edits is not None:
                 if not edits and np.array_equal(entry.eligible, eligible):
-                    index = entry.index
+                    index, outcome = entry.index, "reused"
                 else:
                     entries = _conversation_entries(state)
                     index = update_turns(entry.index, entries, eligible, edits)
+                    outcome = "updated" if index is not None else outcome
+        if self._on_turn_index is not None:
+            self._on_turn_index(outcome)
         if index is None:
             index = index_turns(
                 _conversation_entries(state),

@@ -9,6 +9,7 @@ What is measured where:
 - Fit sizes from each Fit reply (also in the interceptor, which sees every reply);
 - embedding batches by `TimedEncoder`, which wraps the model the batcher calls;
 - Redis failures by the Store's `on_unavailable` hook, per store operation;
+- how RELEVANT/RECENT Fits got their turns by FitService's `on_turn_index` hook;
 - cache counters, read from the components' own stats at scrape time (`_ComponentStats`), so
   the hot paths keep plain integer increments.
 
@@ -131,6 +132,13 @@ class Metrics:
             ("operation",),
             registry=r,
         )
+        self.turn_indexes = Counter(
+            "sharedctx_fit_turn_index",
+            "RELEVANT/RECENT Fits by what their grouping into turns took: reused as kept, "
+            "updated from the earliest change on, or rebuilt.",
+            ("outcome",),
+            registry=r,
+        )
         # The process's CPU, memory and file descriptors, and the interpreter's GC: the same
         # series the default registry has, which a per-server registry must add itself.
         ProcessCollector(registry=r)
@@ -142,6 +150,10 @@ class Metrics:
         self.fit_candidates.observe(reply.candidates)
         self.fit_selected.observe(len(reply.entries))
         self.fit_tokens.observe(reply.total_tokens)
+
+    def turn_index(self, outcome: str) -> None:
+        """Count one turn-strategy Fit by how it got its turns (FitService's hook)."""
+        self.turn_indexes.labels(outcome).inc()
 
     def redis_error(self, operation: str) -> None:
         """Count one store operation that Redis failed (the Store's on_unavailable hook)."""

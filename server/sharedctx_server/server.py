@@ -194,7 +194,14 @@ async def _start_serving(
         on_missing_vectors=embeddings.schedule,
     )
     queries = QueryCache(batcher, max_entries=settings.query_cache_entries)
-    fits = FitService(store, cache, queries, tokens, settings)
+    fits = FitService(
+        store,
+        cache,
+        queries,
+        tokens,
+        settings,
+        on_turn_index=metrics.turn_index if metrics is not None else None,
+    )
     stopping = asyncio.Event()
     if metrics is not None:
         metrics.watch_components(cache, queries, batcher)
