@@ -516,3 +516,65 @@ async def test_a_model_change_never_mixes_vectors_and_reembeds_lazily(
     finally:
         direct.close()
     assert len(emb_keys) == 2 and emb_keys[1].endswith("other-model@000000000000")
+
+
+def _vector_count(redis_url: str) -> dict[str, int]:
+    """Stored vectors and embedding references of NS, straight from Redis."""
+    direct = redis.Redis.from_url(redis_url)
+    try:
+        emb = [k for k in direct.scan_iter(match="sc:v1:{team-a/fit}:emb:*")]
+        return {
+            "vectors": sum(direct.hlen(k) for k in emb),
+            "refs": direct.hlen("sc:v1:{team-a/fit}:embref"),
+        }
+    finally:
+        direct.close()
+
+
+async def test_a_vector_deleted_between_the_check_and_the_write_is_sent_again(
+    server: RunningServer, client: AsyncClient, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Put finds a text's vector stored and writes without it; if a Delete takes the last
+    entry of that text in between, the write notices atomically and sends the vector."""
+    await client.put(NS, "old", "a text two entries will share")
+    real = server.store.missing_embeddings
+
+    async def found_then_deleted(namespace: str, hashes: Any) -> list[bool]:
+        flags = await real(namespace, hashes)
+        await client.delete(NS, "old")  # the vector goes with its last entry
+        return flags
+
+    monkeypatch.setattr(server.store, "missing_embeddings", found_then_deleted)
+    await client.put(NS, "new", "a text two entries will share")
+    monkeypatch.undo()
+    assert _vector_count(redis_url) == {"vectors": 1, "refs": 1}
+    assert server.cache is not None
+    server.cache.drop(NS)
+    assert (await client.fit(NS, "text", 100, explain=True)).explain[0].embedded
+
+
+async def test_a_batch_rewriting_the_last_holder_of_a_text_it_relies_on_keeps_the_vector(
+    server: RunningServer, client: AsyncClient, redis_url: str
+) -> None:
+    await client.put(NS, "b", "the text that moves")
+    # b's rewrite comes first in the batch and drops the text's only reference before a,
+    # which relies on the stored vector, takes one.
+    await client.put_many(NS, [PutItem(key="b", content="b says something else now"),
+                               PutItem(key="a", content="the text that moves")])  # fmt: skip
+    assert _vector_count(redis_url) == {"vectors": 2, "refs": 2}
+    assert server.cache is not None
+    server.cache.drop(NS)
+    result = await client.fit(NS, "text", 100, explain=True)
+    assert all(c.embedded for c in result.explain)
+
+
+async def test_evicting_the_last_holder_of_a_text_a_put_relies_on_keeps_the_vector(
+    settings: Settings, token_counter: TokenCounter, redis_url: str
+) -> None:
+    async with serving(
+        settings, token_counter, namespace_max_entries=1, quota_policy="evict_oldest"
+    ) as (running, c):
+        await c.put(NS, "first", "one text, evicted and reused")
+        await c.put(NS, "second", "one text, evicted and reused")  # evicts "first"
+        assert [k async for k in c.keys(NS)] == ["second"]
+        assert _vector_count(redis_url) == {"vectors": 1, "refs": 1}

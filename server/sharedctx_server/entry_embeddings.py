@@ -59,13 +59,25 @@ class EntryEmbeddings:
         missing = await self._missing(namespace, entries)
         if not missing:
             return [None] * len(entries)
-        texts = list(missing.values())
-        computed: dict[str, bytes] = {}
-        for start in range(0, len(texts), self._batcher.max_queued):
-            chunk_hashes = list(missing)[start : start + self._batcher.max_queued]
-            vectors = await self._batcher.embed(texts[start : start + self._batcher.max_queued])
-            computed.update((h, to_bytes(v)) for h, v in zip(chunk_hashes, vectors, strict=True))
+        computed = await self._compute(missing)
         return [computed.get(e.meta.content_hash) for e in entries]
+
+    async def vectors_now(self, entries: Sequence[NewEntry]) -> list[bytes]:
+        """Vectors for `entries`, computed whatever the store holds (for a write whose stored
+        vectors went away between the check and the write)."""
+        computed = await self._compute({e.meta.content_hash: e.embedded_text for e in entries})
+        return [computed[e.meta.content_hash] for e in entries]
+
+    async def _compute(self, texts_by_hash: dict[str, str]) -> dict[str, bytes]:
+        hashes, texts = list(texts_by_hash), list(texts_by_hash.values())
+        computed: dict[str, bytes] = {}
+        step = self._batcher.max_queued
+        for start in range(0, len(texts), step):
+            vectors = await self._batcher.embed(texts[start : start + step])
+            computed.update(
+                (h, to_bytes(v)) for h, v in zip(hashes[start : start + step], vectors, strict=True)
+            )
+        return computed
 
     def embed_later(self, namespace: str, entries: Sequence[NewEntry]) -> None:
         """ASYNC puts: embed after the write has been acknowledged."""

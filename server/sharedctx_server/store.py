@@ -47,6 +47,15 @@ _UNAVAILABLE = (
 )
 
 
+class VectorsGone(Exception):
+    """put_many wrote nothing: the vectors of these entries (0-based) were counted on as
+    stored but are gone. The write path computes them and writes again; never a reply."""
+
+    def __init__(self, indexes: list[int]) -> None:
+        super().__init__(f"stored vectors gone for entries {indexes}")
+        self.indexes = indexes
+
+
 @asynccontextmanager
 async def redis_errors() -> AsyncIterator[None]:
     """Turn Redis failures that pass (connection lost, cluster down) into StoreUnavailable."""
@@ -134,11 +143,16 @@ class Store:
         namespace: str,
         entries: Sequence[NewEntry],
         vectors: Sequence[bytes | None] | None = None,
+        stored: Sequence[bool] | None = None,
     ) -> list[Stamp]:
         """Write all entries (and any new embedding vectors) atomically, within the quota.
 
-        Raises VersionConflict, writing nothing, when a compare-and-set check fails, and
-        LimitExceeded, writing nothing, when the namespace's quota rejects the write.
+        `stored[i]`: entry i comes without a vector because the caller found its text's vector
+        stored; the write checks that it still is, atomically with it.
+
+        Raises VersionConflict, writing nothing, when a compare-and-set check fails,
+        LimitExceeded, writing nothing, when the namespace's quota rejects the write, and
+        VectorsGone, writing nothing, when a vector the caller counted on has gone.
         """
         quota = self._quotas.for_namespace(namespace)
         if quota.limited:
@@ -146,6 +160,7 @@ class Store:
             self._quotas.check_batch(namespace, [e.stored_bytes for e in entries])
         ns = self._ns(namespace)
         vectors = vectors or [None] * len(entries)
+        stored = stored or [False] * len(entries)
         keys = ns.as_list() + [K.entry(namespace, e.key) for e in entries]
         head: list[Any] = [
             self._settings.change_log_max,
@@ -156,7 +171,7 @@ class Store:
             quota.policy,
         ]
         items: list[Any] = []
-        for e, vector in zip(entries, vectors, strict=True):
+        for e, vector, on_file in zip(entries, vectors, stored, strict=True):
             has_comp = e.compressed is not None
             items += [
                 e.key,
@@ -170,7 +185,7 @@ class Store:
                 e.meta.original_tokens,
                 e.meta.compressed_tokens,
                 e.meta.content_hash or "-",
-                vector or "",
+                vector or ("?" if on_file else ""),
             ]
         wanted = 0
         if quota.evicts:
@@ -192,6 +207,8 @@ class Store:
             else:
                 raise self._quotas.eviction_failed(namespace, len(candidates))
         status = _text(reply[0])
+        if status == "need_vectors":
+            raise VectorsGone([int(i) - 1 for i in reply[1]])
         if status == "conflict":
             item = entries[int(reply[1]) - 1]
             raise VersionConflict(item.key, item.if_version or 0, int(reply[2]))

@@ -8,7 +8,7 @@ from sharedctx.v1 import sharedctx_pb2 as pb
 
 from .entry_embeddings import EntryEmbeddings
 from .model import NewEntry, Stamp
-from .store import Store
+from .store import Store, VectorsGone
 from .writer import EntryWriter
 
 
@@ -30,9 +30,23 @@ class WritePath:
         now = [e for e, later in zip(entries, is_async, strict=True) if not later]
         vectors_now = await self._embeddings.vectors_for_put(namespace, now)
         by_key = dict(zip((e.key for e in now), vectors_now, strict=True))
-        stamps = await self._store.put_many(
-            namespace, entries, [by_key.get(e.key) for e in entries]
-        )
+        # A SYNC entry without a vector here relies on the one stored for its text.
+        stored = [
+            not later and by_key[e.key] is None for e, later in zip(entries, is_async, strict=True)
+        ]
+        try:
+            stamps = await self._store.put_many(
+                namespace, entries, [by_key.get(e.key) for e in entries], stored
+            )
+        except VectorsGone:
+            # A delete took those vectors with their last entry since we looked (rare):
+            # send every vector this write relies on, which cannot be refused for that.
+            relied = [e for e, flag in zip(entries, stored, strict=True) if flag]
+            fresh = await self._embeddings.vectors_now(relied)
+            by_key.update(zip((e.key for e in relied), fresh, strict=True))
+            stamps = await self._store.put_many(
+                namespace, entries, [by_key.get(e.key) for e in entries]
+            )
         later = [e for e, flag in zip(entries, is_async, strict=True) if flag]
         if later:
             self._embeddings.embed_later(namespace, later)

@@ -8,11 +8,14 @@
 -- ARGV[6] = policy when over: 'reject' or 'evict_oldest', ARGV[7] = M
 -- then per item, 12 values: key, if_version ('' = unconditional), ttl_ms (0 = never),
 --   event_ms ('' = now), meta (msgpack), full, compressed, has_compressed ('1'/'0'),
---   orig_tokens, comp_tokens, content hash of the embedded text, its vector ('' = none given)
+--   orig_tokens, comp_tokens, content hash of the embedded text, its vector ('' = none given,
+--   '?' = none needed: the caller found it stored, and it must still be)
 --   (bytes stored = #full + #compressed-if-any)
 -- then M candidate keys: the oldest keys of `age` as the caller read them, which are the only
 --   entries this call may evict (a script may touch only the keys it is given)
 -- Returns {'ok', {version, created, updated, expires, event, write sequence}...}
+--      or {'need_vectors', {item index...}}: vectors the caller counted on ('?') are gone (a
+--         delete dropped their last reference since it looked); nothing written, send them
 --      or {'conflict', item index (1-based), current version}
 --      or {'quota', 'max_entries' or 'max_bytes', projected value, limit}: nothing written
 --      or {'need_more', age members examined}: eviction needs entries that were not among the
@@ -78,6 +81,18 @@ local function plan_evictions(entries, bytes, batch)
   end
 end
 
+-- Phase 0: a vector the caller found stored a moment ago may have gone with the last entry
+-- that referenced it; then the entry would be written without one, not Fit-ready.
+local gone = {}
+for i = 1, n do
+  if item(i, 12) == '?' and redis.call('HEXISTS', KEYS[8], item(i, 11)) == 0 then
+    gone[#gone + 1] = i
+  end
+end
+if #gone > 0 then
+  return {'need_vectors', gone}
+end
+
 -- Phase 1: compare-and-set checks.
 for i = 1, n do
   local want = item(i, 2)
@@ -89,70 +104,95 @@ for i = 1, n do
   end
 end
 
--- Phase 2: expired entries leave first, so they never cost a live one its place.
-local now = now_ms()
-sweep(now, limit, logmax)
-
--- Phase 3: the quota, on the totals as they will be after this batch.
-if max_entries > 0 or max_bytes > 0 then
-  local entries = tonumber(redis.call('HGET', KEYS[4], 'entries') or '0')
-  local bytes = tonumber(redis.call('HGET', KEYS[4], 'bytes') or '0')
-  local batch = {}
-  for i = 1, n do
-    local key = item(i, 1)
-    batch[key] = true
-    -- An overwrite replaces its entry's bytes and adds no entry.
-    local old = stored_bytes(key)
-    if old then bytes = bytes - old else entries = entries + 1 end
-    bytes = bytes + item_bytes(i)
-  end
-  local name, value, cap = over_limit(entries, bytes)
-  if name then
-    if policy ~= 'evict_oldest' then
-      return {'quota', name, value, cap}
-    end
-    local victims, reply = plan_evictions(entries, bytes, batch)
-    if not victims then return reply end
-    for _, victim in ipairs(victims) do
-      evict(logmax, victim[1], victim[2])
-    end
-  end
-end
-
--- Phase 4: the writes.
-local out = {}
+-- Texts the batch relies on ('?') are pinned while it runs: the sweep, evictions and the
+-- batch's own overwrites drop references, and the last one going would take the vector an
+-- item is about to use.
+local pinned = {}
 for i = 1, n do
-  local key, ttl, event = item(i, 1), tonumber(item(i, 3)), item(i, 4)
-  local meta, full, comp, has_comp = item(i, 5), item(i, 6), item(i, 7), item(i, 8)
-  local ekey = KEYS[NS_KEYS + i]
-  local prev = redis.call('HMGET', ekey, 'v', 'c')
-  local version = tonumber(prev[1] or '0') + 1
-  local created = tonumber(prev[2] or now)
-  if event == '' then event = now else event = tonumber(event) end
-  local expires = 0
-  if ttl > 0 then expires = now + ttl end
-
-  -- DEL first: drops the old TTL and a compressed field the new write may not have.
-  redis.call('DEL', ekey)
-  redis.call('HSET', ekey, 'v', version, 'c', created, 'u', now, 't', event, 'x', expires,
-    'm', meta, 'f', full)
-  if has_comp == '1' then
-    redis.call('HSET', ekey, 'z', comp)
+  if item(i, 12) == '?' and not pinned[item(i, 11)] then
+    pinned[item(i, 11)] = true
+    redis.call('HINCRBY', KEYS[7], item(i, 11), 1)
   end
-  if expires > 0 then
-    redis.call('PEXPIREAT', ekey, expires)
-    redis.call('ZADD', KEYS[2], expires, key)
-  else
-    redis.call('ZREM', KEYS[2], key)
-  end
-  redis.call('ZADD', KEYS[1], 0, key)
-  local seq = log_change(logmax, 'put', key, version)
-  local h, vector = item(i, 11), item(i, 12)
-  put_sizes(key, tonumber(item(i, 9)), tonumber(item(i, 10)), item_bytes(i), h, seq)
-  if vector ~= '' then
-    redis.call('HSET', KEYS[8], h, vector)
-  end
-  redis.call('HSET', ekey, 'q', seq)
-  out[i] = {version, created, now, expires, event, seq}
 end
-return {'ok', out}
+local function unpin()
+  for h in pairs(pinned) do
+    if redis.call('HINCRBY', KEYS[7], h, -1) <= 0 then
+      redis.call('HDEL', KEYS[7], h)
+      redis.call('HDEL', KEYS[8], h)
+    end
+  end
+end
+
+local function apply()
+  -- Phase 2: expired entries leave first, so they never cost a live one its place.
+  local now = now_ms()
+  sweep(now, limit, logmax)
+
+  -- Phase 3: the quota, on the totals as they will be after this batch.
+  if max_entries > 0 or max_bytes > 0 then
+    local entries = tonumber(redis.call('HGET', KEYS[4], 'entries') or '0')
+    local bytes = tonumber(redis.call('HGET', KEYS[4], 'bytes') or '0')
+    local batch = {}
+    for i = 1, n do
+      local key = item(i, 1)
+      batch[key] = true
+      -- An overwrite replaces its entry's bytes and adds no entry.
+      local old = stored_bytes(key)
+      if old then bytes = bytes - old else entries = entries + 1 end
+      bytes = bytes + item_bytes(i)
+    end
+    local name, value, cap = over_limit(entries, bytes)
+    if name then
+      if policy ~= 'evict_oldest' then
+        return {'quota', name, value, cap}
+      end
+      local victims, reply = plan_evictions(entries, bytes, batch)
+      if not victims then return reply end
+      for _, victim in ipairs(victims) do
+        evict(logmax, victim[1], victim[2])
+      end
+    end
+  end
+
+  -- Phase 4: the writes.
+  local out = {}
+  for i = 1, n do
+    local key, ttl, event = item(i, 1), tonumber(item(i, 3)), item(i, 4)
+    local meta, full, comp, has_comp = item(i, 5), item(i, 6), item(i, 7), item(i, 8)
+    local ekey = KEYS[NS_KEYS + i]
+    local prev = redis.call('HMGET', ekey, 'v', 'c')
+    local version = tonumber(prev[1] or '0') + 1
+    local created = tonumber(prev[2] or now)
+    if event == '' then event = now else event = tonumber(event) end
+    local expires = 0
+    if ttl > 0 then expires = now + ttl end
+
+    -- DEL first: drops the old TTL and a compressed field the new write may not have.
+    redis.call('DEL', ekey)
+    redis.call('HSET', ekey, 'v', version, 'c', created, 'u', now, 't', event, 'x', expires,
+      'm', meta, 'f', full)
+    if has_comp == '1' then
+      redis.call('HSET', ekey, 'z', comp)
+    end
+    if expires > 0 then
+      redis.call('PEXPIREAT', ekey, expires)
+      redis.call('ZADD', KEYS[2], expires, key)
+    else
+      redis.call('ZREM', KEYS[2], key)
+    end
+    redis.call('ZADD', KEYS[1], 0, key)
+    local seq = log_change(logmax, 'put', key, version)
+    local h, vector = item(i, 11), item(i, 12)
+    put_sizes(key, tonumber(item(i, 9)), tonumber(item(i, 10)), item_bytes(i), h, seq)
+    if vector ~= '' and vector ~= '?' then
+      redis.call('HSET', KEYS[8], h, vector)
+    end
+    redis.call('HSET', ekey, 'q', seq)
+    out[i] = {version, created, now, expires, event, seq}
+  end
+  return {'ok', out}
+end
+
+local reply = apply()
+unpin()
+return reply
