@@ -534,23 +534,45 @@ def _vector_count(redis_url: str) -> dict[str, int]:
 async def test_a_vector_deleted_between_the_check_and_the_write_is_sent_again(
     server: RunningServer, client: AsyncClient, redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Put finds a text's vector stored and writes without it; if a Delete takes the last
-    entry of that text in between, the write notices atomically and sends the vector."""
+    """Put finds a text's vector stored (or remembers it was) and writes without it; if a
+    Delete takes the last entry of that text in between, the write notices atomically and
+    sends the vector."""
     await client.put(NS, "old", "a text two entries will share")
-    real = server.store.missing_embeddings
+    real = server.store.put_many
+    writes: list[str] = []
 
-    async def found_then_deleted(namespace: str, hashes: Any) -> list[bool]:
-        flags = await real(namespace, hashes)
+    async def deleted_first(namespace: str, *args: Any, **kwargs: Any) -> Any:
+        writes.append(namespace)
         await client.delete(NS, "old")  # the vector goes with its last entry
-        return flags
+        return await real(namespace, *args, **kwargs)
 
-    monkeypatch.setattr(server.store, "missing_embeddings", found_then_deleted)
+    monkeypatch.setattr(server.store, "put_many", deleted_first)
     await client.put(NS, "new", "a text two entries will share")
     monkeypatch.undo()
+    assert len(writes) == 2  # refused without the vector, then written with it
     assert _vector_count(redis_url) == {"vectors": 1, "refs": 1}
     assert server.cache is not None
     server.cache.drop(NS)
     assert (await client.fit(NS, "text", 100, explain=True)).explain[0].embedded
+
+
+async def test_repeated_text_skips_the_vector_check(
+    server: RunningServer, client: AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text this server just wrote needs no look-up before the next write of it: the
+    write itself verifies the vector is still there."""
+    await client.put(NS, "a", "the same words again")
+    checks: list[Any] = []
+    real = server.store.missing_embeddings
+
+    async def counted(namespace: str, hashes: Any) -> list[bool]:
+        checks.append(list(hashes))
+        return await real(namespace, hashes)
+
+    monkeypatch.setattr(server.store, "missing_embeddings", counted)
+    await client.put(NS, "b", "the same words again")
+    await client.put(NS, "c", "words never seen before")
+    assert len(checks) == 1 and len(checks[0]) == 1  # only the new text was looked up
 
 
 async def test_a_batch_rewriting_the_last_holder_of_a_text_it_relies_on_keeps_the_vector(

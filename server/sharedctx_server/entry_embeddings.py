@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
@@ -27,6 +28,8 @@ log = logging.getLogger(__name__)
 _BACKGROUND_CHUNK = 64
 # Entries per Reembed round (one progress message each).
 _REEMBED_CHUNK = 128
+# Texts remembered as having a stored vector, across namespaces (about 150 bytes each).
+_SEEN_TEXTS = 65_536
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ class EntryEmbeddings:
         self._batcher = batcher
         self._tasks: set[asyncio.Task[None]] = set()
         self._scheduled: set[tuple[str, str]] = set()  # (namespace, content hash) in flight
+        # (namespace, content hash) whose vector was stored when last looked at, newest last.
+        self._seen: OrderedDict[tuple[str, str], None] = OrderedDict()
 
     @property
     def model_id(self) -> str:
@@ -61,6 +66,10 @@ class EntryEmbeddings:
             return [None] * len(entries)
         computed = await self._compute(missing)
         return [computed.get(e.meta.content_hash) for e in entries]
+
+    def stored(self, namespace: str, entries: Sequence[NewEntry]) -> None:
+        """A write just stored (or relied on) these entries' vectors."""
+        self._remember(namespace, [e.meta.content_hash for e in entries])
 
     async def vectors_now(self, entries: Sequence[NewEntry]) -> list[bytes]:
         """Vectors for `entries`, computed whatever the store holds (for a write whose stored
@@ -121,8 +130,25 @@ class EntryEmbeddings:
 
     async def _missing(self, namespace: str, entries: Sequence[NewEntry]) -> dict[str, str]:
         by_hash = {e.meta.content_hash: e.embedded_text for e in entries}
-        flags = await self._store.missing_embeddings(namespace, list(by_hash))
-        return {h: t for (h, t), miss in zip(by_hash.items(), flags, strict=True) if miss}
+        # Texts this process saw stored a moment ago skip the check: the write verifies
+        # them atomically anyway (VectorsGone), so a stale belief costs a retry, not a miss.
+        unsure = [h for h in by_hash if (namespace, h) not in self._seen]
+        flags = await self._store.missing_embeddings(namespace, unsure) if unsure else []
+        missing = {h for h, miss in zip(unsure, flags, strict=True) if miss}
+        self._remember(namespace, [h for h in by_hash if h not in missing])
+        return {h: by_hash[h] for h in missing}
+
+    def _remember(self, namespace: str, hashes: Sequence[str]) -> None:
+        for h in hashes:
+            self._seen[(namespace, h)] = None
+            self._seen.move_to_end((namespace, h))
+        while len(self._seen) > _SEEN_TEXTS:
+            self._seen.popitem(last=False)
+
+    def forget(self, namespace: str, entries: Sequence[NewEntry]) -> None:
+        """The store no longer holds these entries' vectors (a write found them gone)."""
+        for e in entries:
+            self._seen.pop((namespace, e.meta.content_hash), None)
 
     async def _background(self, namespace: str, items: list[tuple[str, str]]) -> None:
         try:
