@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextvars
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import grpc
@@ -60,16 +61,24 @@ async def drain(result: Any) -> AsyncIterator[Any]:
         await result
 
 
+# around(kind, context): a context manager around the whole call; what it yields, if not None,
+# is given each unary reply. kind is "unary", "server_stream", "client_stream" or "bidi_stream".
+Around = Callable[[str, grpc.aio.ServicerContext], AbstractContextManager[Any]]
+
+
 def wrap_handler(
     handler: grpc.RpcMethodHandler,
     check: Check = _pass,
     deserializer: Callable[[bytes], Any] | None = None,
     requests: Callable[[Any, grpc.aio.ServicerContext], Any] | None = None,
+    around: Around | None = None,
 ) -> grpc.RpcMethodHandler:
     """`handler` with `check(request, context)` run first (request None for client streams),
-    optionally another request deserializer, and `requests` applied to a request stream."""
+    optionally another request deserializer, `requests` applied to a request stream, and the
+    whole call inside `around` (see Around)."""
     des = deserializer or handler.request_deserializer
     ser = handler.response_serializer
+    inside = around or _nothing_around
 
     def stream_of(request_iterator: Any, context: grpc.aio.ServicerContext) -> Any:
         return requests(request_iterator, context) if requests else request_iterator
@@ -78,35 +87,46 @@ def wrap_handler(
         uu = handler.unary_unary
 
         async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            await check(request, context)
-            return await uu(request, context)
+            with inside("unary", context) as seen:
+                await check(request, context)
+                reply = await uu(request, context)
+                if seen is not None:
+                    seen(reply)
+                return reply
 
         return grpc.unary_unary_rpc_method_handler(unary_unary, des, ser)
     if handler.unary_stream:
         us = handler.unary_stream
 
         async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            await check(request, context)
-            async for item in drain(us(request, context)):
-                yield item
+            with inside("server_stream", context):
+                await check(request, context)
+                async for item in drain(us(request, context)):
+                    yield item
 
         return grpc.unary_stream_rpc_method_handler(unary_stream, des, ser)
     if handler.stream_unary:
         su = handler.stream_unary
 
         async def stream_unary(request_iterator: Any, context: grpc.aio.ServicerContext) -> Any:
-            await check(None, context)
-            return await su(stream_of(request_iterator, context), context)
+            with inside("client_stream", context):
+                await check(None, context)
+                return await su(stream_of(request_iterator, context), context)
 
         return grpc.stream_unary_rpc_method_handler(stream_unary, des, ser)
     ss = handler.stream_stream
 
     async def stream_stream(request_iterator: Any, context: grpc.aio.ServicerContext) -> Any:
-        await check(None, context)
-        async for item in drain(ss(stream_of(request_iterator, context), context)):
-            yield item
+        with inside("bidi_stream", context):
+            await check(None, context)
+            async for item in drain(ss(stream_of(request_iterator, context), context)):
+                yield item
 
     return grpc.stream_stream_rpc_method_handler(stream_stream, des, ser)
+
+
+def _nothing_around(kind: str, context: grpc.aio.ServicerContext) -> AbstractContextManager[Any]:
+    return nullcontext(None)
 
 
 class _Undecodable:

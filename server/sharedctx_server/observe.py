@@ -12,13 +12,14 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import grpc
 from sharedctx.v1 import sharedctx_pb2 as pb
 
-from .interceptors import WrappingInterceptor, drain
+from .interceptors import WrappingInterceptor, wrap_handler
 from .logs import bind_request_id, unbind_request_id
 from .metrics import Metrics
 from .tracing import Tracing
@@ -39,7 +40,7 @@ class ObserveInterceptor(WrappingInterceptor):
     @contextlib.contextmanager
     def _observed(
         self, method: str, kind: str, context: grpc.aio.ServicerContext
-    ) -> Iterator[_Call]:
+    ) -> Iterator[Callable[[Any], None]]:
         metadata = context.invocation_metadata() or ()
         incoming = next((v for k, v in metadata if k == REQUEST_ID_HEADER), None)
         request_id, token = bind_request_id(incoming if isinstance(incoming, str) else None)
@@ -56,7 +57,7 @@ class ObserveInterceptor(WrappingInterceptor):
         try:
             with spanned as span:
                 try:
-                    yield call
+                    yield call.reply  # wrap_handler hands it each unary reply
                     code = _code_of(context) or grpc.StatusCode.OK
                 except grpc.aio.AbortError:
                     code = _code_of(context) or grpc.StatusCode.UNKNOWN
@@ -77,43 +78,7 @@ class ObserveInterceptor(WrappingInterceptor):
 
     def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
         """`handler` timed, counted, traced and tagged with a request id."""
-        des, ser = handler.request_deserializer, handler.response_serializer
-        observed = self._observed
-        if handler.unary_unary:
-            uu = handler.unary_unary
-
-            async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                with observed(method, "unary", context) as call:
-                    reply = await uu(request, context)
-                    call.reply(reply)
-                    return reply
-
-            return grpc.unary_unary_rpc_method_handler(unary_unary, des, ser)
-        if handler.unary_stream:
-            us = handler.unary_stream
-
-            async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                with observed(method, "server_stream", context):
-                    async for item in drain(us(request, context)):
-                        yield item
-
-            return grpc.unary_stream_rpc_method_handler(unary_stream, des, ser)
-        if handler.stream_unary:
-            su = handler.stream_unary
-
-            async def stream_unary(requests: Any, context: grpc.aio.ServicerContext) -> Any:
-                with observed(method, "client_stream", context):
-                    return await su(requests, context)
-
-            return grpc.stream_unary_rpc_method_handler(stream_unary, des, ser)
-        ss = handler.stream_stream
-
-        async def stream_stream(requests: Any, context: grpc.aio.ServicerContext) -> Any:
-            with observed(method, "bidi_stream", context):
-                async for item in drain(ss(requests, context)):
-                    yield item
-
-        return grpc.stream_stream_rpc_method_handler(stream_stream, des, ser)
+        return wrap_handler(handler, around=partial(self._observed, method))
 
 
 class _Call:
