@@ -260,8 +260,8 @@ class TurnIndex:
 
     def _grown(self, grouped: _Turns, head: int) -> TurnIndex:
         """An index over `grouped`, whose turns before `head` are this index's unchanged,
-        carrying what this one worked out for them: only the turns from `head` on (the
-        regrouped last turn and new ones) are tokenised."""
+        carrying what this one worked out for them: only the turns from `head` on (those
+        update_turns grouped again) are tokenised."""
         out = TurnIndex(grouped, self._estimate, self._texts)
         new = grouped.turns[head:]
         if self._qa_tokens is not None and self._estimate is not None:
