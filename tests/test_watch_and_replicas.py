@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import subprocess
 import sys
 from collections.abc import AsyncIterator
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from sharedctx import AsyncClient, Change, PutItem, SharedCtxError
@@ -142,3 +144,51 @@ async def test_fit_on_one_server_process_sees_a_put_acknowledged_by_another(
             proc.terminate()
         for proc in procs:
             proc.wait(20)
+
+
+async def test_turn_strategies_kept_up_to_date_under_concurrent_writes_match_a_fresh_server(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    """One server answers RELEVANT and RECENT Fits while writers put, rewrite (moving entries
+    in time), delete and let entries expire, so it keeps updating its turns instead of
+    regrouping them; afterwards its answers must equal those of a server that groups the
+    final entries from scratch."""
+    ns = "team-a/turns-under-load"
+    base = datetime(2025, 5, 1, 12, 0, tzinfo=timezone.utc)
+    rng = random.Random(11)
+
+    async with serving(settings, token_counter) as (_, kept):
+        await kept.clear(ns)
+
+        async def writer(w: int) -> None:
+            for i in range(25):
+                key = f"w{w}/{rng.randrange(12)}"
+                op = rng.random()
+                if op < 0.15:
+                    await kept.delete(ns, key)
+                    continue
+                role = rng.choice(["user", "assistant", "assistant", ""])
+                minute = rng.randrange(60) if op < 0.3 else 60 + i  # some move back in time
+                await kept.put(
+                    ns, key, f"writer {w} note {i} about deploy {rng.choice(['a', 'b'])}",
+                    kind="message" if role else "tool_output", role=role or None,
+                    event_time=base + timedelta(minutes=minute, seconds=w),
+                    ttl_seconds=1 if op > 0.95 else 0,
+                )  # fmt: skip
+
+        async def fitter() -> None:
+            for i in range(40):
+                strategy = "relevant" if i % 2 else "recent"
+                await kept.fit(ns, "deploy note", 400, strategy=strategy)
+
+        await asyncio.gather(*(writer(w) for w in range(4)), fitter())
+        await asyncio.sleep(1.2)  # let the short TTLs lapse: expiry changes turns too
+        async with serving(settings, token_counter) as (_, fresh):
+            for strategy in ("relevant", "recent"):
+                for budget in (120, 400, 2000):
+                    a = await kept.fit(ns, "deploy note", budget, strategy=strategy, explain=True)
+                    b = await fresh.fit(ns, "deploy note", budget, strategy=strategy, explain=True)
+                    assert a.keys == b.keys
+                    assert [(c.key, c.reason, c.score) for c in a.explain] == [
+                        (c.key, c.reason, c.score) for c in b.explain
+                    ]
