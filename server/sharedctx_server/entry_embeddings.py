@@ -134,9 +134,7 @@ class EntryEmbeddings:
         # them atomically anyway (VectorsGone), so a stale belief costs a retry, not a miss.
         unsure = [h for h in by_hash if (namespace, h) not in self._seen]
         flags = await self._store.missing_embeddings(namespace, unsure) if unsure else []
-        missing = {h for h, miss in zip(unsure, flags, strict=True) if miss}
-        self._remember(namespace, [h for h in by_hash if h not in missing])
-        return {h: by_hash[h] for h in missing}
+        return {h: by_hash[h] for h, miss in zip(unsure, flags, strict=True) if miss}
 
     def _remember(self, namespace: str, hashes: Sequence[str]) -> None:
         for h in hashes:
@@ -144,11 +142,6 @@ class EntryEmbeddings:
             self._seen.move_to_end((namespace, h))
         while len(self._seen) > _SEEN_TEXTS:
             self._seen.popitem(last=False)
-
-    def forget(self, namespace: str, entries: Sequence[NewEntry]) -> None:
-        """The store no longer holds these entries' vectors (a write found them gone)."""
-        for e in entries:
-            self._seen.pop((namespace, e.meta.content_hash), None)
 
     async def _background(self, namespace: str, items: list[tuple[str, str]]) -> None:
         try:

@@ -19,7 +19,7 @@ from .errors import InvalidArgument, NotFound, StoreUnavailable, VersionConflict
 from .model import EntryMeta, NamespaceStats, NewEntry, Stamp, StoredEntry
 from .quotas import Quota, QuotaTable
 from .redis_clock import RedisClock
-from .redis_conn import is_cluster, ping
+from .redis_conn import ping
 from .scripts import Scripts
 from .settings import Settings
 
@@ -48,12 +48,8 @@ _UNAVAILABLE = (
 
 
 class VectorsGone(Exception):
-    """put_many wrote nothing: the vectors of these entries (0-based) were counted on as
-    stored but are gone. The write path computes them and writes again; never a reply."""
-
-    def __init__(self, indexes: list[int]) -> None:
-        super().__init__(f"stored vectors gone for entries {indexes}")
-        self.indexes = indexes
+    """put_many wrote nothing: a vector counted on as stored is gone. The write path computes
+    the vectors and writes again; never a reply."""
 
 
 @asynccontextmanager
@@ -116,7 +112,7 @@ class Store:
         clock, so that Fit can read it without a round trip (see redis_clock.py)."""
         try:
             async with self._errors("ping"):
-                if is_cluster(self._redis) and not await ping(self._redis):
+                if not await ping(self._redis):
                     return False
                 await self._sample_clock()
                 return True
@@ -208,7 +204,7 @@ class Store:
                 raise self._quotas.eviction_failed(namespace, len(candidates))
         status = _text(reply[0])
         if status == "need_vectors":
-            raise VectorsGone([int(i) - 1 for i in reply[1]])
+            raise VectorsGone()
         if status == "conflict":
             item = entries[int(reply[1]) - 1]
             raise VersionConflict(item.key, item.if_version or 0, int(reply[2]))

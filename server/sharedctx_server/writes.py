@@ -42,7 +42,6 @@ class WritePath:
             # A delete took those vectors with their last entry since we looked (rare):
             # send every vector this write relies on, which cannot be refused for that.
             relied = [e for e, flag in zip(entries, stored, strict=True) if flag]
-            self._embeddings.forget(namespace, relied)
             fresh = await self._embeddings.vectors_now(relied)
             by_key.update(zip((e.key for e in relied), fresh, strict=True))
             stamps = await self._store.put_many(

@@ -21,7 +21,6 @@ __all__ = ["COMPRESSORS", "Compressed", "CompressorName", "compress", "describe"
 
 CompressorName = Literal["json", "log", "stacktrace", "text", "none"]
 COMPRESSORS: tuple[CompressorName, ...] = ("json", "log", "stacktrace", "text", "none")
-_DEFAULT = DEFAULT_CONFIG
 
 
 @dataclass(frozen=True)
@@ -75,7 +74,7 @@ def compress(
     count_tokens: Callable[[str], int],
     kind: str | None = None,
     tool_name: str | None = None,
-    config: CompressConfig = _DEFAULT,
+    config: CompressConfig = DEFAULT_CONFIG,
 ) -> Compressed:
     """The compressed form of `content` for an entry of `kind` written by `tool_name`.
 

@@ -21,7 +21,6 @@ from sharedctx_server.embedding.default_model import ModelChecksumError
 from sharedctx_server.embedding.embedder import Embedder, Encoder, available_cores
 from sharedctx_server.embedding.query_cache import QueryCache, QueryCacheStats
 from sharedctx_server.embedding.spec import (
-    COMPUTE_MODES,
     DEFAULT_MODEL_NAME,
     Compute,
     ModelSpec,
@@ -30,7 +29,6 @@ from sharedctx_server.embedding.spec import (
 )
 
 __all__ = [
-    "COMPUTE_MODES",
     "DEFAULT_MODEL_NAME",
     "Compute",
     "BatcherStats",

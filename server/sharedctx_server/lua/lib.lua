@@ -12,6 +12,15 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- Let go of one reference to text h's vector; the last one going takes the vector along.
+local function release_vector(h)
+  if redis.call('HINCRBY', KEYS[7], h, -1) <= 0 then
+    -- No live entry embeds this text any more: its vector goes too.
+    redis.call('HDEL', KEYS[7], h)
+    redis.call('HDEL', KEYS[8], h)
+  end
+end
+
 -- Remove one key's contribution to the namespace totals and its embedding reference.
 local function drop_sizes(key)
   -- age and sizes change together, so whatever removes an entry keeps `age` exact.
@@ -25,11 +34,7 @@ local function drop_sizes(key)
   redis.call('HINCRBY', KEYS[4], 'comp_tokens', 0 - tonumber(c))
   redis.call('HINCRBY', KEYS[4], 'bytes', 0 - tonumber(b))
   redis.call('HDEL', KEYS[3], key)
-  if redis.call('HINCRBY', KEYS[7], h, -1) <= 0 then
-    -- No live entry embeds this text any more: its vector goes too.
-    redis.call('HDEL', KEYS[7], h)
-    redis.call('HDEL', KEYS[8], h)
-  end
+  release_vector(h)
   return true
 end
 

@@ -14,8 +14,8 @@
 -- then M candidate keys: the oldest keys of `age` as the caller read them, which are the only
 --   entries this call may evict (a script may touch only the keys it is given)
 -- Returns {'ok', {version, created, updated, expires, event, write sequence}...}
---      or {'need_vectors', {item index...}}: vectors the caller counted on ('?') are gone (a
---         delete dropped their last reference since it looked); nothing written, send them
+--      or {'need_vectors'}: a vector the caller counted on ('?') is gone (a delete dropped its
+--         last reference since the caller looked); nothing written, send the vectors
 --      or {'conflict', item index (1-based), current version}
 --      or {'quota', 'max_entries' or 'max_bytes', projected value, limit}: nothing written
 --      or {'need_more', age members examined}: eviction needs entries that were not among the
@@ -83,14 +83,10 @@ end
 
 -- Phase 0: a vector the caller found stored a moment ago may have gone with the last entry
 -- that referenced it; then the entry would be written without one, not Fit-ready.
-local gone = {}
 for i = 1, n do
   if item(i, 12) == '?' and redis.call('HEXISTS', KEYS[8], item(i, 11)) == 0 then
-    gone[#gone + 1] = i
+    return {'need_vectors'}
   end
-end
-if #gone > 0 then
-  return {'need_vectors', gone}
 end
 
 -- Phase 1: compare-and-set checks.
@@ -116,10 +112,7 @@ for i = 1, n do
 end
 local function unpin()
   for h in pairs(pinned) do
-    if redis.call('HINCRBY', KEYS[7], h, -1) <= 0 then
-      redis.call('HDEL', KEYS[7], h)
-      redis.call('HDEL', KEYS[8], h)
-    end
+    release_vector(h)
   end
 end
 
