@@ -242,20 +242,19 @@ class FitService:
         key = filters.SerializeToString(deterministic=True)
         entry = kept.pop(key, None)
         index, outcome = None, "rebuilt"
-        if entry is not None:
-            edits = state.edits_since(entry.mark)
-            if edits is not None:
-                if not edits and np.array_equal(entry.eligible, eligible):
-                    index, outcome = entry.index, "reused"
-                else:
-                    entries = _conversation_entries(state)
-                    index = update_turns(entry.index, entries, eligible, edits)
-                    outcome = "updated" if index is not None else outcome
+        edits = state.edits_since(entry.mark) if entry is not None else None
+        if entry is not None and edits == [] and np.array_equal(entry.eligible, eligible):
+            index, outcome = entry.index, "reused"
+        else:
+            entries = _conversation_entries(state)  # built once, for update or rebuild
+            if entry is not None and edits is not None:
+                index = update_turns(entry.index, entries, eligible, edits)
+                outcome = "updated" if index is not None else outcome
         if self._on_turn_index is not None:
             self._on_turn_index(outcome)
         if index is None:
             index = index_turns(
-                _conversation_entries(state),
+                entries,
                 eligible,
                 self._tokens.count,
                 order=_chronological(state, eligible),

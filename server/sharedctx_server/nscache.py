@@ -171,9 +171,7 @@ class NamespaceCache:
                 state.put(entry, entry.content, vector)
                 if vector is not None:
                     fresh[entry.meta.content_hash] = vector
-        if fresh:
-            state.share_vectors(fresh)
-        missing = state.missing_vectors()
+        missing = state.missing_vectors(shared=fresh)
         if missing and self._on_missing is not None:
             self._on_missing(namespace, missing)
 

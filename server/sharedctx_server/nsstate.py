@@ -314,14 +314,6 @@ class NamespaceState:
             )
         return self._cached
 
-    def timestamps(self) -> FloatArray:
-        """Event times in seconds since EPOCH_MS, per row (read-only)."""
-        return self._derived().timestamps
-
-    def neighbours(self) -> Neighbours:
-        """Chronological neighbours per thread, recomputed only after a change."""
-        return self._derived().neighbours
-
     def candidates(self) -> Candidates:
         """The scoring arrays (views; valid until the next update)."""
         n = self._n
@@ -347,23 +339,22 @@ class NamespaceState:
         mask: BoolArray = self.alive[:n] & ((expires == 0) | (expires >= now_ms))
         return mask
 
-    def share_vectors(self, vectors: Mapping[str, npt.NDArray[np.float32]]) -> None:
-        """Give live entries without an embedding the vector of their text, where `vectors`
-        (content hash -> vector) has it: entries with equal texts share one stored vector, and
-        the change-log record of its computation names only one of them."""
-        rows = np.flatnonzero(self.alive[: self._n] & ~self.embedded[: self._n])
-        for slot in rows.tolist():
-            info = self.info[slot]
-            vector = vectors.get(info.content_hash) if info is not None else None
-            if vector is not None:
-                self.set_vector(slot, vector)
-
-    def missing_vectors(self) -> list[tuple[str, str]]:
-        """(key, content hash) of live entries without an embedding."""
+    def missing_vectors(
+        self, shared: Mapping[str, npt.NDArray[np.float32]] | None = None
+    ) -> list[tuple[str, str]]:
+        """(key, content hash) of live entries without an embedding, after giving each the
+        vector of its text where `shared` (content hash -> vector) has one: entries with equal
+        texts share one stored vector, and the change-log record of its computation names
+        only one of them."""
         rows = np.flatnonzero(self.alive[: self._n] & ~self.embedded[: self._n])
         out = []
         for slot in rows.tolist():
             info = self.info[slot]
-            if info is not None:
+            if info is None:
+                continue
+            vector = shared.get(info.content_hash) if shared else None
+            if vector is not None:
+                self.set_vector(slot, vector)
+            else:
                 out.append((info.key, info.content_hash))
         return out

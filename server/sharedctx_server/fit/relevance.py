@@ -24,8 +24,8 @@ __all__ = [
     "ToolCall",
     "arg_text",
     "content_tokens",
-    "floor_for_older_tokens",
     "group_history_into_turns",
+    "relevance_floor",
     "relevance_to_query",
     "scaled_relevance_floor",
     "select_naive_turns",
@@ -195,27 +195,37 @@ def turn_relevance(
     floor_curve: float | None = None,
 ) -> tuple[list[float], float]:
     """Each turn's relevance to the query, and the scaled floor the turns older than the last
-    keep_recent must clear: what select_relevant_turns decides by, for callers that also
-    report them (Fit's RELEVANT strategy)."""
-    if keep_recent < 0:
-        # The kit reads past the end of the history here and throws; say why instead.
-        raise ValueError(f"keep_recent must be >= 0, got {keep_recent}")
-    recent_start = len(turns) - keep_recent
-    older_tokens = sum(estimate_tokens(turn.qa) for turn in turns[: max(recent_start, 0)])
-    floor = floor_for_older_tokens(older_tokens, history_budget, floor_min, floor_max, floor_curve)
+    keep_recent must clear: what select_relevant_turns decides by."""
+    older = turns[: max(len(turns) - keep_recent, 0)]
+    floor = relevance_floor(
+        [estimate_tokens(turn.qa) for turn in older],
+        len(turns),
+        history_budget,
+        keep_recent,
+        floor_min,
+        floor_max,
+        floor_curve,
+    )
     query_tokens = content_tokens(query)
     return [relevance_to_query(turn.qa, query_tokens) for turn in turns], floor
 
 
-def floor_for_older_tokens(
-    older_tokens: float,
+def relevance_floor(
+    turn_tokens: Sequence[float],
+    turn_count: int,
     history_budget: float,
+    keep_recent: int = 2,
     floor_min: float | None = None,
     floor_max: float | None = None,
     floor_curve: float | None = None,
 ) -> float:
-    """turn_relevance's floor, from the estimated tokens of the turns older than the recent
-    ones (for callers that keep per-turn estimates between queries)."""
+    """turn_relevance's floor for `turn_count` turns from the estimated tokens of each turn,
+    of which only the ones older than the last keep_recent count (callers may pass them alone,
+    or all: Fit's TurnIndex keeps every turn's estimate between queries)."""
+    if keep_recent < 0:
+        # The kit reads past the end of the history here and throws; say why instead.
+        raise ValueError(f"keep_recent must be >= 0, got {keep_recent}")
+    older_tokens = sum(turn_tokens[: max(turn_count - keep_recent, 0)])
     u = older_tokens / history_budget if history_budget > 0 else 0.0
     return scaled_relevance_floor(
         u,

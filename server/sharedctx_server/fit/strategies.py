@@ -32,8 +32,8 @@ from sharedctx_server.fit.relevance import (
     Message,
     ToolCall,
     content_tokens,
-    floor_for_older_tokens,
     group_history_into_turns,
+    relevance_floor,
 )
 from sharedctx_server.fit.result import Form, Reason, Selection
 from sharedctx_server.fit.selection import SelectionOptions, auto_form, smallest_cost
@@ -107,29 +107,42 @@ def _group(
     order: IntArray | None = None,
 ) -> _Turns:
     n = len(entries)
-    reasons = np.full(n, Reason.BUDGET, dtype=np.int8)
-    mask = np.ones(n, dtype=np.bool_) if eligible is None else np.array(eligible, dtype=np.bool_)
-    reasons[~mask] = Reason.FILTERED
+    mask = _mask(eligible, n)
     if order is None:
-        order = np.asarray(
-            sorted(np.flatnonzero(mask).tolist(), key=lambda i: (entries[i].created_at, i)),
-            dtype=np.int64,
-        )
-    position = np.full(n, -1, dtype=np.int64)
-    position[order] = np.arange(order.size)
-    grouped = _group_rows(entries, order.tolist())
+        rows = sorted(np.flatnonzero(mask).tolist(), key=lambda i: (entries[i].created_at, i))
+    else:
+        rows = order.tolist()
+    grouped = _group_rows(entries, rows)
     turn_of = np.full(n, -1, dtype=np.int64)
-    for t, rows in enumerate(grouped.members):
-        turn_of[rows] = t
+    for t, members in enumerate(grouped.members):
+        turn_of[members] = t
+    return _assemble(entries, mask, rows, grouped.turns, grouped.members, turn_of)
+
+
+def _mask(eligible: BoolArray | None, n: int) -> BoolArray:
+    return np.ones(n, dtype=np.bool_) if eligible is None else np.array(eligible, dtype=np.bool_)
+
+
+def _assemble(
+    entries: Sequence[ConversationEntry],
+    mask: BoolArray,
+    order: list[int],
+    turns: list[HistoryTurn],
+    members: list[list[int]],
+    turn_of: IntArray,
+) -> _Turns:
+    """The _Turns of a grouping: `order` the eligible rows chronologically, `turn_of` each
+    row's turn (-1: none); the rest follows from them."""
+    position = np.full(mask.size, -1, dtype=np.int64)
+    position[order] = np.arange(len(order))
     attached = turn_of >= 0
-    reasons[mask & ~attached] = Reason.UNATTACHED
-    sizes = np.bincount(turn_of[attached], minlength=len(grouped.turns)).astype(np.int64)
-    rows = order.tolist()
-    return _Turns(
-        grouped.turns, grouped.members, turn_of, reasons, position, sizes, rows,
-        [entries[i].created_at for i in rows],
-        [turn.messages[0].created_at for turn in grouped.turns],
-    )  # fmt: skip
+    reasons = np.where(
+        ~mask, Reason.FILTERED, np.where(attached, Reason.BUDGET, Reason.UNATTACHED)
+    ).astype(np.int8)
+    sizes = np.bincount(turn_of[attached], minlength=len(turns)).astype(np.int64)
+    created = [entries[i].created_at for i in order]
+    starts = [turn.messages[0].created_at for turn in turns]
+    return _Turns(turns, members, turn_of, reasons, position, sizes, order, created, starts)
 
 
 @dataclass(frozen=True)
@@ -271,18 +284,21 @@ class TurnIndex:
         # taking those turns out of it one posting at a time.
         if self._postings is not None and len(self.turns) - head <= _CARRY_POSTINGS_TURNS:
             postings = dict(self._postings)  # this index stays as it was
-            for t, turn in enumerate(self.turns[head:], start=head):
-                for word in content_tokens(turn.qa):
-                    kept = postings[word][postings[word] != t]
-                    if kept.size:
-                        postings[word] = kept
-                    else:
-                        del postings[word]
+            # Every turn from `head` on is replaced and posting arrays ascend: one cut each.
+            for word in set().union(*(content_tokens(t.qa) for t in self.turns[head:])):
+                kept = postings[word][: np.searchsorted(postings[word], head)]
+                if kept.size:
+                    postings[word] = kept
+                else:
+                    del postings[word]
+            holders: dict[str, list[int]] = {}
             for t, turn in enumerate(new, start=head):
                 for word in content_tokens(turn.qa):
-                    held = postings.get(word)
-                    one = np.asarray([t], dtype=np.int64)
-                    postings[word] = one if held is None else np.concatenate([held, one])
+                    holders.setdefault(word, []).append(t)
+            for word, turns in holders.items():
+                fresh = np.asarray(turns, dtype=np.int64)
+                held = postings.get(word)
+                postings[word] = fresh if held is None else np.concatenate([held, fresh])
             out._postings = postings
         return out
 
@@ -324,7 +340,7 @@ def update_turns(
     n_old, n = old.reasons.size, len(entries)
     if n < n_old:
         return None
-    mask = np.ones(n, dtype=np.bool_) if eligible is None else np.array(eligible, dtype=np.bool_)
+    mask = _mask(eligible, n)
     was = np.zeros(n, dtype=np.bool_)
     was[:n_old] = old.position >= 0
     moved = np.zeros(n, dtype=np.bool_)
@@ -362,17 +378,7 @@ def update_turns(
     turn_of[(turn_of >= head)] = -1
     for t, rows in enumerate(sub.members):
         turn_of[rows] = head + t
-    order = old.order[:p0] + suffix
-    position = np.full(n, -1, dtype=np.int64)
-    position[order] = np.arange(len(order))
-    attached = turn_of >= 0
-    reasons = np.where(
-        ~mask, Reason.FILTERED, np.where(attached, Reason.BUDGET, Reason.UNATTACHED)
-    ).astype(np.int8)
-    sizes = np.bincount(turn_of[attached], minlength=len(turns)).astype(np.int64)
-    created = old.created[:p0] + [entries[i].created_at for i in suffix]
-    starts = old.starts[:head] + [t.messages[0].created_at for t in sub.turns]
-    grouped = _Turns(turns, members, turn_of, reasons, position, sizes, order, created, starts)
+    grouped = _assemble(entries, mask, old.order[:p0] + suffix, turns, members, turn_of)
     return previous._grown(grouped, head)
 
 
@@ -509,13 +515,16 @@ def select_relevant(
     turns = grouped.turns
     # The decision of select_relevant_turns (relevance.turn_relevance), from the index's
     # per-turn estimates and words instead of tokenising every turn again.
-    if options.keep_recent < 0:
-        raise ValueError(f"keep_recent must be >= 0, got {options.keep_recent}")
-    recent_start = len(turns) - options.keep_recent
-    older_tokens = int(index.qa_tokens()[: max(recent_start, 0)].sum())
-    floor = floor_for_older_tokens(
-        older_tokens, options.budget_tokens, floor_min, floor_max, floor_curve
+    floor = relevance_floor(
+        index.qa_tokens().tolist(),
+        len(turns),
+        options.budget_tokens,
+        options.keep_recent,
+        floor_min,
+        floor_max,
+        floor_curve,
     )
+    recent_start = len(turns) - options.keep_recent
     relevance = index.relevance(content_tokens(query))
     below = (np.arange(len(turns)) < recent_start) & (relevance < floor)
     _mark_turns(grouped, np.flatnonzero(below), Reason.FLOOR)
