@@ -24,7 +24,7 @@ from sharedctx_server.settings import Limits, Settings
 from sharedctx_server.tokens import TokenCounter
 
 from .support.redis_monitor import client_commands
-from .support.servers import serving
+from .support.servers import serving, wait_until
 
 NS = "team-a/fit"
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
@@ -36,6 +36,32 @@ DOCS = {
     "deploy": "We deployed version 2.3 of the payment service yesterday evening.",
     "recipe": "Whisk two eggs with flour and milk to make pancake batter.",
 }
+
+
+_EMB = "sc:v1:{team-a/fit}:emb:*"  # NS's vector hashes, one per model
+
+
+def _drop_vectors(redis_url: str) -> None:
+    """Delete every stored vector of NS, straight in Redis."""
+    direct = redis.Redis.from_url(redis_url)
+    try:
+        for key in direct.scan_iter(match=_EMB):
+            direct.delete(key)
+    finally:
+        direct.close()
+
+
+def _vector_count(redis_url: str) -> dict[str, int]:
+    """Stored vectors and embedding references of NS, straight from Redis."""
+    direct = redis.Redis.from_url(redis_url)
+    try:
+        emb = [k for k in direct.scan_iter(match=_EMB)]
+        return {
+            "vectors": sum(direct.hlen(k) for k in emb),
+            "refs": direct.hlen("sc:v1:{team-a/fit}:embref"),
+        }
+    finally:
+        direct.close()
 
 
 async def put_docs(client: AsyncClient, docs: dict[str, str] = DOCS, **extra: Any) -> None:
@@ -354,10 +380,11 @@ async def test_turn_strategies_see_puts_deletes_expiry_and_filters_at_once(
     assert await keys(filters={"exclude_tags": ["rome"]}) == ["q1", "a1"]
     await client.delete(NS, "q1")
     assert "q1" not in await keys()
-    deadline = time.monotonic() + 5
-    while "a2" in await keys():  # expiry changes the turns without any write
-        assert time.monotonic() < deadline
-        await asyncio.sleep(0.1)
+
+    async def a2_expired() -> bool:  # expiry changes the turns without any write
+        return "a2" not in await keys()
+
+    await wait_until(a2_expired, timeout=5)
     assert await keys() == ["a1", "q2"]
 
 
@@ -393,12 +420,7 @@ async def test_unembedded_entry_says_so_in_explain(
     server: RunningServer, client: AsyncClient, redis_url: str
 ) -> None:
     await client.put(NS, "e", "some text to embed")
-    direct = redis.Redis.from_url(redis_url)
-    try:
-        for key in direct.scan_iter(match="sc:v1:{team-a/fit}:emb:*"):
-            direct.delete(key)
-    finally:
-        direct.close()
+    _drop_vectors(redis_url)
     assert server.cache is not None
     server.cache.drop(NS)
     result = await client.fit(NS, "text", 100, explain=True)
@@ -422,12 +444,7 @@ async def test_a_vector_computed_for_one_entry_reaches_every_entry_with_its_text
     server: RunningServer, client: AsyncClient, redis_url: str
 ) -> None:
     await client.put_many(NS, [PutItem(key=k, content="the same words") for k in ("a", "b")])
-    direct = redis.Redis.from_url(redis_url)
-    try:
-        for key in direct.scan_iter(match="sc:v1:{team-a/fit}:emb:*"):
-            direct.delete(key)
-    finally:
-        direct.close()
+    _drop_vectors(redis_url)
     assert server.cache is not None and server.embeddings is not None
     server.cache.drop(NS)
     first = await client.fit(NS, "words", 100, explain=True)
@@ -458,7 +475,7 @@ async def test_rewriting_the_only_entry_of_a_text_keeps_its_vector(
     await client.put(NS, "solo", "a text no other entry holds")  # unchanged overwrite
     direct = redis.Redis.from_url(redis_url)
     try:
-        vectors = [k for k in direct.scan_iter(match="sc:v1:{team-a/fit}:emb:*")]
+        vectors = [k for k in direct.scan_iter(match=_EMB)]
         assert vectors and all(direct.hlen(k) == 1 for k in vectors)
     finally:
         direct.close()
@@ -487,7 +504,6 @@ async def test_a_model_change_never_mixes_vectors_and_reembeds_lazily(
     settings: Settings, token_counter: TokenCounter, redis_url: str, clean_redis: str
 ) -> None:
     from sharedctx_server.embedding import Embedder
-    from sharedctx_server.server import start
 
     from .support.models import shared_embedder
 
@@ -499,36 +515,19 @@ async def test_a_model_change_never_mixes_vectors_and_reembeds_lazily(
         base.fastembed_model, model_id="other-model@000000000000", dim=base.dim,
         max_tokens=base.max_tokens,
     )  # fmt: skip
-    running = await start(settings, tokens=token_counter, embedder=renamed)
-    try:
-        async with AsyncClient(f"127.0.0.1:{running.port}") as c:
-            first = await c.fit(NS, "sunny weather in Paris", 1000, explain=True)
-            assert not any(x.embedded for x in first.explain)
-            assert running.embeddings is not None
-            await running.embeddings.idle()
-            again = await c.fit(NS, "sunny weather in Paris", 1000, explain=True)
-            assert all(x.embedded for x in again.explain)
-    finally:
-        await running.stop(0.5)
+    async with serving(settings, token_counter, embedder=renamed) as (running, c):
+        first = await c.fit(NS, "sunny weather in Paris", 1000, explain=True)
+        assert not any(x.embedded for x in first.explain)
+        assert running.embeddings is not None
+        await running.embeddings.idle()
+        again = await c.fit(NS, "sunny weather in Paris", 1000, explain=True)
+        assert all(x.embedded for x in again.explain)
     direct = redis.Redis.from_url(redis_url)
     try:
-        emb_keys = sorted(k.decode() for k in direct.scan_iter(match="sc:v1:{team-a/fit}:emb:*"))
+        emb_keys = sorted(k.decode() for k in direct.scan_iter(match=_EMB))
     finally:
         direct.close()
     assert len(emb_keys) == 2 and emb_keys[1].endswith("other-model@000000000000")
-
-
-def _vector_count(redis_url: str) -> dict[str, int]:
-    """Stored vectors and embedding references of NS, straight from Redis."""
-    direct = redis.Redis.from_url(redis_url)
-    try:
-        emb = [k for k in direct.scan_iter(match="sc:v1:{team-a/fit}:emb:*")]
-        return {
-            "vectors": sum(direct.hlen(k) for k in emb),
-            "refs": direct.hlen("sc:v1:{team-a/fit}:embref"),
-        }
-    finally:
-        direct.close()
 
 
 async def test_a_vector_deleted_between_the_check_and_the_write_is_sent_again(

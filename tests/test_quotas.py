@@ -20,8 +20,7 @@ from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
 
 from .support.models import shared_embedder
-from .support.servers import serving
-from .test_store_rpc import wait_until
+from .support.servers import serving, wait_until
 
 NS = "team-a/quota"
 

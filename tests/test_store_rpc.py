@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from datetime import datetime, timezone
 
 import pytest
@@ -17,18 +16,9 @@ from sharedctx import (
 from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
 
-from .support.servers import serving
+from .support.servers import serving, wait_until
 
 NS = "team-a/session-42"
-
-
-async def wait_until(predicate, timeout: float = 10.0, every: float = 0.05) -> None:  # type: ignore[no-untyped-def]
-    """Poll an async predicate until it holds (no fixed sleeps in tests)."""
-    deadline = time.monotonic() + timeout
-    while not await predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached before the deadline")
-        await asyncio.sleep(every)
 
 
 async def test_put_then_get_returns_content_and_all_metadata(client: AsyncClient) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from sharedctx_server.auth import TokenFile
 from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
 
-from ..support.servers import serving
+from ..support.servers import serving, wait_until
 from .conftest import TOKEN_FILE, WRITER
 
 NEW = "tok-rotated-in-0123456789"
@@ -34,13 +33,6 @@ def rotated() -> list[dict[str, Any]]:
     kept = [t for t in TOKEN_FILE["tokens"] if t.get("token") != WRITER]
     return [*kept, {"token": NEW, "principal": "agent-a", "namespaces": ["team-a/"],
                     "permissions": ["read", "write"]}]  # fmt: skip
-
-
-async def eventually(check: Any, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not await check():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.05)
 
 
 async def test_a_rotated_token_file_takes_effect_without_a_restart(
@@ -64,7 +56,7 @@ async def test_a_rotated_token_file_takes_effect_without_a_restart(
                     return True
                 return False
 
-            await eventually(revoked)
+            await wait_until(revoked)
             assert (await new.get("team-a/s1", "k")).content == "before the rotation"
 
             # A broken edit keeps the last good tokens in force instead of locking agents out.

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
 from sharedctx import AsyncClient, SharedCtxError
+from sharedctx_server.embedding import Embedder
 from sharedctx_server.server import RunningServer, start
 from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
@@ -18,10 +20,13 @@ from .models import shared_embedder
 
 @asynccontextmanager
 async def serving(
-    settings: Settings, tokens: TokenCounter, **overrides: Any
+    settings: Settings, tokens: TokenCounter, embedder: Embedder | None = None, **overrides: Any
 ) -> AsyncIterator[tuple[RunningServer, AsyncClient]]:
-    """A running server with `overrides` applied to settings, and a client for it."""
-    running = await start(replace(settings, **overrides), tokens=tokens, embedder=shared_embedder())
+    """A running server with `overrides` applied to settings, and a client for it (on the
+    tests' shared model unless `embedder` is given)."""
+    running = await start(
+        replace(settings, **overrides), tokens=tokens, embedder=embedder or shared_embedder()
+    )
     try:
         async with AsyncClient(f"127.0.0.1:{running.port}", timeout=10, retries=0) as client:
             yield running, client
@@ -40,3 +45,14 @@ async def wait_up(client: AsyncClient, namespace: str = "team-a/up", timeout: fl
             if asyncio.get_running_loop().time() > deadline:
                 raise
             await asyncio.sleep(0.2)
+
+
+async def wait_until(
+    predicate: Callable[[], Awaitable[bool]], timeout: float = 10.0, every: float = 0.05
+) -> None:
+    """Poll an async predicate until it holds (no fixed sleeps in tests)."""
+    deadline = time.monotonic() + timeout
+    while not await predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached before the deadline")
+        await asyncio.sleep(every)
