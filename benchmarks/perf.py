@@ -17,7 +17,7 @@ import resource
 import statistics
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import grpc
@@ -54,18 +54,6 @@ class Result:
     # CPU microseconds per call spent by the server process, by Redis and by this load
     # generator. The machine's cores are all busy at 32 callers, so throughput there is about
     # cores / (sum of the three): the figures say where a gap to the echo comes from.
-    server_cpu_us: float = 0.0
-    redis_cpu_us: float = 0.0
-    client_cpu_us: float = 0.0
-
-
-@dataclass(frozen=True)
-class Measured:
-    """One run of run_load."""
-
-    throughput: float
-    p50_ms: float
-    p99_ms: float
     server_cpu_us: float
     redis_cpu_us: float
     client_cpu_us: float
@@ -90,8 +78,9 @@ class CpuMeter:
 
 async def run_load(
     call: Callable[[int], Awaitable[object]], concurrency: int, requests: int, cpu: CpuMeter
-) -> Measured:
-    """Run `requests` calls from `concurrency` workers and measure them."""
+) -> tuple[float, ...]:
+    """Run `requests` calls from `concurrency` workers and measure them: Result's figures
+    from throughput on, in its order."""
     latencies: list[float] = []
     per_worker = max(1, requests // concurrency)
 
@@ -110,7 +99,7 @@ async def run_load(
     elapsed = time.perf_counter() - started
     used = [(b - a) * 1e6 / len(latencies) for a, b in zip(before, cpu.sample(), strict=True)]
     q = statistics.quantiles(latencies, n=100)
-    return Measured(len(latencies) / elapsed, q[49] * 1000, q[98] * 1000, *used)
+    return (len(latencies) / elapsed, q[49] * 1000, q[98] * 1000, *used)
 
 
 async def bench(requests: int, payload_bytes: int, keys: int, rounds: int = 3) -> list[Result]:
@@ -176,14 +165,13 @@ async def bench(requests: int, payload_bytes: int, keys: int, rounds: int = 3) -
                     # Targets interleaved round by round, medians kept: the machine is shared
                     # and its speed drifts, which a single pass per target would turn into
                     # ratios.
-                    runs: dict[str, list[Measured]] = {t: [] for t in by_target}
+                    runs: dict[str, list[tuple[float, ...]]] = {t: [] for t in by_target}
                     for _ in range(rounds):
                         for name, call in by_target.items():
                             runs[name].append(await run_load(call, concurrency, n, meters[name]))
                     for name, measured in runs.items():
                         medians = (
-                            statistics.median(getattr(m, f.name) for m in measured)
-                            for f in fields(Measured)
+                            statistics.median(column) for column in zip(*measured, strict=True)
                         )
                         results.append(Result(name, op, concurrency, n, *medians))
             await sc_channel.close()

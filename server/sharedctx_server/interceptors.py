@@ -47,11 +47,7 @@ def server_interceptors(settings: Settings) -> list[grpc.aio.ServerInterceptor]:
     return interceptors
 
 
-async def _pass(request: Any, context: grpc.aio.ServicerContext) -> None:
-    return None
-
-
-async def drain(result: Any) -> AsyncIterator[Any]:
+async def _drain(result: Any) -> AsyncIterator[Any]:
     """The items of a server-streaming behaviour: an async generator, or a coroutine that
     calls context.write() (awaited; yields nothing)."""
     if hasattr(result, "__aiter__"):
@@ -68,7 +64,7 @@ Around = Callable[[str, grpc.aio.ServicerContext], AbstractContextManager[Any]]
 
 def wrap_handler(
     handler: grpc.RpcMethodHandler,
-    check: Check = _pass,
+    check: Check | None = None,
     deserializer: Callable[[bytes], Any] | None = None,
     requests: Callable[[Any, grpc.aio.ServicerContext], Any] | None = None,
     around: Around | None = None,
@@ -88,7 +84,8 @@ def wrap_handler(
 
         async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
             with inside("unary", context) as seen:
-                await check(request, context)
+                if check is not None:
+                    await check(request, context)
                 reply = await uu(request, context)
                 if seen is not None:
                     seen(reply)
@@ -100,8 +97,9 @@ def wrap_handler(
 
         async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
             with inside("server_stream", context):
-                await check(request, context)
-                async for item in drain(us(request, context)):
+                if check is not None:
+                    await check(request, context)
+                async for item in _drain(us(request, context)):
                     yield item
 
         return grpc.unary_stream_rpc_method_handler(unary_stream, des, ser)
@@ -110,7 +108,8 @@ def wrap_handler(
 
         async def stream_unary(request_iterator: Any, context: grpc.aio.ServicerContext) -> Any:
             with inside("client_stream", context):
-                await check(None, context)
+                if check is not None:
+                    await check(None, context)
                 return await su(stream_of(request_iterator, context), context)
 
         return grpc.stream_unary_rpc_method_handler(stream_unary, des, ser)
@@ -118,8 +117,9 @@ def wrap_handler(
 
     async def stream_stream(request_iterator: Any, context: grpc.aio.ServicerContext) -> Any:
         with inside("bidi_stream", context):
-            await check(None, context)
-            async for item in drain(ss(stream_of(request_iterator, context), context)):
+            if check is not None:
+                await check(None, context)
+            async for item in _drain(ss(stream_of(request_iterator, context), context)):
                 yield item
 
     return grpc.stream_stream_rpc_method_handler(stream_stream, des, ser)
