@@ -68,8 +68,12 @@ class EntryEmbeddings:
         return [computed.get(e.meta.content_hash) for e in entries]
 
     def stored(self, namespace: str, entries: Sequence[NewEntry]) -> None:
-        """A write just stored (or relied on) these entries' vectors."""
-        self._remember(namespace, [e.meta.content_hash for e in entries])
+        """A write just stored (or relied on) these entries' vectors: remember their texts."""
+        for e in entries:
+            self._seen[(namespace, e.meta.content_hash)] = None
+            self._seen.move_to_end((namespace, e.meta.content_hash))
+        while len(self._seen) > _SEEN_TEXTS:
+            self._seen.popitem(last=False)
 
     async def vectors_now(self, entries: Sequence[NewEntry]) -> list[bytes]:
         """Vectors for `entries`, computed whatever the store holds (for a write whose stored
@@ -135,13 +139,6 @@ class EntryEmbeddings:
         unsure = [h for h in by_hash if (namespace, h) not in self._seen]
         flags = await self._store.missing_embeddings(namespace, unsure) if unsure else []
         return {h: by_hash[h] for h, miss in zip(unsure, flags, strict=True) if miss}
-
-    def _remember(self, namespace: str, hashes: Sequence[str]) -> None:
-        for h in hashes:
-            self._seen[(namespace, h)] = None
-            self._seen.move_to_end((namespace, h))
-        while len(self._seen) > _SEEN_TEXTS:
-            self._seen.popitem(last=False)
 
     async def _background(self, namespace: str, items: list[tuple[str, str]]) -> None:
         try:
