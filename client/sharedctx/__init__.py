@@ -15,7 +15,17 @@ from .errors import (
     UnavailableError,
     VersionConflictError,
 )
-from .types import Change, Entry, FitCandidate, FitEntry, FitResult, PutItem, ReembedProgress, Stats
+from .types import (
+    Change,
+    Entry,
+    FitCandidate,
+    FitEntry,
+    FitResult,
+    PutItem,
+    ReembedProgress,
+    SegmentScore,
+    Stats,
+)
 
 __all__ = [
     "AlreadyExistsError",
@@ -33,6 +43,7 @@ __all__ = [
     "NotFoundError",
     "PermissionDeniedError",
     "PutItem",
+    "SegmentScore",
     "ReembedProgress",
     "ResourceExhaustedError",
     "SharedCtxError",

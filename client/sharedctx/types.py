@@ -213,6 +213,7 @@ def fit_request(
     include_content: bool = False,
     explain: bool = False,
     expand_neighbours: bool | None = None,
+    excerpts: bool | None = None,
 ) -> pb.FitRequest:
     """The FitRequest for Client.fit's arguments (names as in the proto, values lowercase)."""
     req = pb.FitRequest(
@@ -242,6 +243,7 @@ def fit_request(
         ("compress_threshold", compress_threshold),
         ("min_score", min_score),
         ("expand_neighbours", expand_neighbours),
+        ("excerpts", excerpts),
     ):
         if value is not None:
             setattr(req, name, value)
@@ -252,6 +254,9 @@ def fit_request(
     return req
 
 
+_FORM_NAMES = {pb.FORM_FULL: "full", pb.FORM_COMPRESSED: "compressed", pb.FORM_EXCERPT: "excerpt"}
+
+
 @dataclass(frozen=True)
 class FitEntry:
     """One selected entry of a Fit."""
@@ -259,12 +264,26 @@ class FitEntry:
     key: str
     rank: int
     score: float
-    form: str  # "full" or "compressed"
+    form: str  # "full", "compressed" or "excerpt"
     tokens: int
     content: str
     event_time: datetime | None
     kind: str
     thread: str
+    # An excerpt's lines of the full form, 1-based and inclusive, and the full form's length.
+    line_ranges: tuple[tuple[int, int], ...] = ()
+    total_lines: int = 0
+
+
+@dataclass(frozen=True)
+class SegmentScore:
+    """A segment of a large entry as Fit scored it (explain)."""
+
+    first_line: int
+    last_line: int
+    tokens: int
+    relevance: float
+    chosen: bool
 
 
 @dataclass(frozen=True)
@@ -279,6 +298,7 @@ class FitCandidate:
     embedded: bool
     original_tokens: int
     compressed_tokens: int
+    segments: tuple[SegmentScore, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -308,12 +328,14 @@ class FitResult:
                     key=e.key,
                     rank=e.rank,
                     score=e.score,
-                    form="full" if e.form == pb.FORM_FULL else "compressed",
+                    form=_FORM_NAMES.get(e.form, "compressed"),
                     tokens=e.tokens,
                     content=e.content,
                     event_time=_time(e.event_time),
                     kind=KINDS[e.kind] if 0 <= e.kind < len(KINDS) else "unspecified",
                     thread=e.thread,
+                    line_ranges=tuple((r.first, r.last) for r in e.line_ranges),
+                    total_lines=e.total_lines,
                 )
                 for e in msg.entries
             ],
@@ -332,6 +354,16 @@ class FitResult:
                     embedded=c.embedded,
                     original_tokens=c.original_tokens,
                     compressed_tokens=c.compressed_tokens,
+                    segments=tuple(
+                        SegmentScore(
+                            first_line=g.first_line,
+                            last_line=g.last_line,
+                            tokens=g.tokens,
+                            relevance=g.relevance,
+                            chosen=g.chosen,
+                        )
+                        for g in c.segments
+                    ),
                 )
                 for c in msg.explain
             ],

@@ -8,10 +8,12 @@ read, plus one read of the chosen texts when `include_content` is set.
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
@@ -29,28 +31,38 @@ from .fit import (
     Form,
     Reason,
     ScoringOptions,
+    SegmentView,
     Selection,
     SelectionOptions,
+    TurnExcerpts,
     TurnIndex,
     TurnTexts,
+    excerpt_offer,
     forward_references,
     index_turns,
     lexical_terms,
     needs_factor,
+    omission_marker,
+    render_excerpt,
     resolve_weights,
     score_candidates,
+    segment_relevance,
     select_entries,
     select_recent,
     select_relevant,
     sizer_profile,
+    smallest_cost,
     update_turns,
 )
 from .model import Kind
 from .nscache import NamespaceCache
 from .nsstate import EPOCH_MS, NamespaceState, SlotInfo
+from .segment import text_lines
 from .settings import Settings
 from .store import Store
 from .tokens import TokenCounter
+
+log = logging.getLogger(__name__)
 
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
@@ -59,7 +71,13 @@ _STRATEGIES = {0: "scored", 1: "scored", 2: "relevant", 3: "recent"}
 _FORMS = {0: Form.COMPRESSED, 1: Form.COMPRESSED, 2: Form.FULL, 3: Form.AUTO}
 _FILLS = {0: Fill.SKIP, 1: Fill.SKIP, 2: Fill.STOP}
 _ADAPTIVE = {0: None, 1: None, 2: "conservative", 3: "moderate", 4: "aggressive"}
-_FORM_TO_PROTO = {Form.FULL: pb.FORM_FULL, Form.COMPRESSED: pb.FORM_COMPRESSED}
+_FORM_TO_PROTO = {
+    Form.FULL: pb.FORM_FULL,
+    Form.COMPRESSED: pb.FORM_COMPRESSED,
+    Form.EXCERPT: pb.FORM_EXCERPT,
+}
+# explain lists, per cut candidate, the segments its excerpt shows plus this many best others.
+_EXPLAIN_SEGMENTS = 5
 # Above this many candidates the scoring runs in a worker thread, so the event loop keeps
 # serving other RPCs meanwhile (numpy releases the GIL in the heavy parts).
 _OFFLOAD_ROWS = 5000
@@ -80,6 +98,7 @@ class FitParams:
     filters: pb.Filters
     include_content: bool
     explain: bool
+    excerpts: bool = True
 
 
 @dataclass
@@ -89,6 +108,17 @@ class _Outcome:
     candidates: BoolArray  # live rows (the candidates counted in the reply)
     factors: FloatArray | None = None
     gain: FloatArray | None = None
+    views: Mapping[int, SegmentView] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Wanted:
+    """What include_content must read for one reply entry: the full form or not, the entry's
+    version when it was selected, and an excerpt's line ranges."""
+
+    full: bool
+    version: int
+    ranges: tuple[tuple[int, int], ...] = ()
 
 
 def _enum(value: int, table: Mapping[int, object], name: str) -> object:
@@ -111,6 +141,12 @@ def parse(req: pb.FitRequest, settings: Settings) -> FitParams:
         )
     V.check_content(req.query, limits, "query")
     strategy = str(_enum(req.strategy, _STRATEGIES, "strategy"))
+    if req.form == pb.FORM_EXCERPT:
+        raise InvalidArgument(
+            "form",
+            "FORM_EXCERPT is a reply form: ask for compressed, full or auto "
+            "(excerpts come back on their own unless excerpts is false)",
+        )
     overrides = {f: getattr(req.weights, f) for f in FACTORS if req.weights.HasField(f)}
     weights = resolve_weights(req.preset or "default", overrides)
     if strategy == "scored" and not weights.any():
@@ -152,6 +188,7 @@ def parse(req: pb.FitRequest, settings: Settings) -> FitParams:
         filters=req.filters,
         include_content=req.include_content,
         explain=req.explain,
+        excerpts=settings.excerpts and (req.excerpts if req.HasField("excerpts") else True),
     )
 
 
@@ -174,6 +211,10 @@ class FitService:
         self._queries = queries
         self._tokens = tokens
         self._settings = settings
+        # Tokens of an omission marker line; few distinct counts recur, so they are cached.
+        self._marker_tokens = functools.lru_cache(maxsize=4096)(
+            lambda lines: tokens.count(omission_marker(lines) + "\n")
+        )
 
     async def fit(self, req: pb.FitRequest) -> pb.FitResponse:
         """Answer one Fit request."""
@@ -193,9 +234,9 @@ class FitService:
                 outcome = await asyncio.to_thread(self._select, *args)
             else:
                 outcome = self._select(*args)
-            reply = _reply(params, state, outcome)
+            reply, wanted = _reply(params, state, outcome)
         if params.include_content and reply.entries:
-            await self._attach_content(params.namespace, reply)
+            await self._attach_content(params.namespace, reply, wanted)
         reply.server_ms = (time.perf_counter() - started) * 1000.0
         return reply
 
@@ -213,6 +254,7 @@ class FitService:
             return self._scored(params, state, now_ms, query_vector, live, eligible)
         index = self._turn_index(state, eligible, params.filters)
         orig, comp = state.original_tokens[:n], state.compressed_tokens[:n]
+        excerpts = self._turn_excerpts(params, state, eligible)
         if params.strategy == "relevant":
             turns = select_relevant(
                 index,
@@ -221,15 +263,32 @@ class FitService:
                 comp,
                 params.selection,
                 estimate_tokens=self._tokens.count,
+                excerpts=excerpts,
             )
             # Rows in no turn (filtered out, expired, or no turns at all) score 0.
             scores = np.zeros(n)
             in_turn = turns.turn_of >= 0
             scores[in_turn] = turns.relevance[turns.turn_of[in_turn]]
         else:
-            turns = select_recent(index, orig, comp, params.selection)
+            turns = select_recent(index, orig, comp, params.selection, excerpts=excerpts)
             scores = np.zeros(n)
-        return _Outcome(turns.selection, scores, live)
+        views = excerpts.views if excerpts is not None else {}
+        return _Outcome(turns.selection, scores, live, views=views)
+
+    def _turn_excerpts(
+        self, params: FitParams, state: NamespaceState, eligible: BoolArray
+    ) -> TurnExcerpts | None:
+        """Every eligible cut entry's segments for RELEVANT and RECENT: those that match the
+        query with their relevance, the others with none (their excerpt is their end)."""
+        if not (params.excerpts and state.segments):
+            return None
+        cut = frozenset(r for r in state.segments if eligible[r])
+        matched, _ = _segment_views(params, state, cut)
+        views = {v.row: v for v in matched}
+        for row in cut - views.keys():
+            segments = state.segments[row]
+            views[row] = SegmentView(row, segments, np.zeros(len(segments)))
+        return TurnExcerpts(views, self._marker_tokens)
 
     def _turn_index(
         self, state: NamespaceState, eligible: BoolArray, filters: pb.Filters
@@ -280,6 +339,13 @@ class FitService:
         lexical = query_refs = None
         if params.query and needs_factor(params.scoring, "lexical_relevance", params.explain):
             lexical = state.terms.bm25_scores(lexical_terms(params.query), size=n)
+        views: list[SegmentView] = []
+        best_segment = None
+        cut = frozenset(r for r in state.segments if eligible[r]) if params.excerpts else None
+        if cut:
+            # A long entry's BM25 as a whole dilutes the line that answers: its lexical factor
+            # is at least its best segment's (docs/excerpts.md).
+            views, best_segment = _segment_views(params, state, cut)
         if needs_factor(params.scoring, "forward_reference", params.explain):
             referenced = state.slots_named(list(forward_references(params.query).references))
             query_refs = np.zeros(n, dtype=np.bool_)
@@ -293,11 +359,24 @@ class FitService:
             eligible=eligible,
             options=params.scoring,
             explain=params.explain,
+            lexical_floor=best_segment,
         )
 
         def texts(rows: npt.NDArray[np.int64]) -> list[str]:
             return [_relevance_text(state, i) for i in rows.tolist()]
 
+        offer = None
+        if cut:
+            offer = excerpt_offer(
+                views,
+                scored.scores,
+                smallest_cost(
+                    params.selection.form, candidates.original_tokens, candidates.compressed_tokens
+                ),
+                params.selection.budget_tokens,
+                self._marker_tokens,
+                cut,
+            )
         selection = select_entries(
             scored.scores,
             candidates.timestamps,
@@ -307,6 +386,7 @@ class FitService:
             eligible=eligible,
             texts=texts,
             order=state.sequence[:n],
+            excerpts=offer,
         )
         return _Outcome(
             selection,
@@ -314,24 +394,56 @@ class FitService:
             live,
             factors=scored.factors,
             gain=scored.neighbour_gain,
+            views=offer.views if offer is not None else {},
         )
 
-    async def _attach_content(self, namespace: str, reply: pb.FitResponse) -> None:
-        fulls = [e.form == pb.FORM_FULL for e in reply.entries]
+    async def _attach_content(
+        self, namespace: str, reply: pb.FitResponse, wanted: list[_Wanted]
+    ) -> None:
+        fulls = [w.full for w in wanted]
         stored = await self._store.get_many(namespace, [e.key for e in reply.entries], fulls)
         kept = []
-        for entry, found, full in zip(reply.entries, stored, fulls, strict=True):
+        for entry, found, want in zip(reply.entries, stored, wanted, strict=True):
             if found is None:
                 continue  # deleted since the selection: leave it out rather than guess
-            tokens = found.meta.original_tokens if full else found.meta.compressed_tokens
-            if tokens != entry.tokens:
+            if found.stamp.version != want.version:
                 continue  # rewritten since the selection: its size is no longer what fitted
-            entry.content = found.content
+            if entry.form == pb.FORM_EXCERPT:
+                text = render_excerpt(text_lines(found.content), want.ranges)
+                if self._tokens.count(text) > entry.tokens:
+                    # The parts were counted one by one; joined, they never tokenised to more
+                    # in our measurements, but the budget is a promise.
+                    log.warning("excerpt of %r counts more than its parts; left out", entry.key)
+                    continue
+                entry.content = text
+            else:
+                entry.content = found.content
             kept.append(entry)
         if len(kept) != len(reply.entries):
             del reply.entries[:]
             reply.entries.extend(kept)
             reply.total_tokens = sum(e.tokens for e in kept)
+
+
+def _segment_views(
+    params: FitParams, state: NamespaceState, rows: frozenset[int]
+) -> tuple[list[SegmentView], FloatArray]:
+    """The cut entries in `rows` that hold a hit, with their segments' relevance to the query,
+    and per row the best segment's BM25 over the namespace's best (0 where none matches)."""
+    terms = lexical_terms(params.query) if params.query else []
+    raw = state.segment_terms.scores(terms, rows) if terms else {}
+    top = max((float(a.max()) for a in raw.values()), default=0.0)
+    best = np.zeros(state.size)
+    views = []
+    for row in sorted(rows):
+        segments = state.segments[row]
+        matches = raw.get(row)
+        relevance = segment_relevance(matches, segments.errors, top)
+        if matches is not None:
+            best[row] = float(matches.max()) / top
+        if relevance.any():
+            views.append(SegmentView(row, segments, relevance))
+    return views, best
 
 
 def _relevance_text(state: NamespaceState, row: int) -> str:
@@ -416,7 +528,10 @@ def _conversation_entry(state: NamespaceState, i: int) -> ConversationEntry:
     )
 
 
-def _reply(params: FitParams, state: NamespaceState, outcome: _Outcome) -> pb.FitResponse:
+def _reply(
+    params: FitParams, state: NamespaceState, outcome: _Outcome
+) -> tuple[pb.FitResponse, list[_Wanted]]:
+    """The reply, and for each of its entries what include_content must read."""
     sel = outcome.selection
     live = outcome.candidates
     reply = pb.FitResponse(
@@ -424,6 +539,7 @@ def _reply(params: FitParams, state: NamespaceState, outcome: _Outcome) -> pb.Fi
         candidates=int(live.sum()),
     )
     reply.left_out = reply.candidates - int(sel.indices.size)
+    wanted = []
     for idx, rank, form, tokens in zip(
         sel.indices.tolist(),
         sel.ranks.tolist(),
@@ -444,6 +560,16 @@ def _reply(params: FitParams, state: NamespaceState, outcome: _Outcome) -> pb.Fi
                 thread=info.thread if info is not None else "",
             )
         )
+        ranges: tuple[tuple[int, int], ...] = ()
+        excerpt = sel.excerpts.get(idx)
+        if excerpt is not None:
+            ranges = tuple(excerpt.ranges())
+            entry = reply.entries[-1]
+            entry.total_lines = excerpt.total_lines
+            for first, last in ranges:
+                entry.line_ranges.add(first=first, last=last)
+        full = form in (Form.FULL, Form.EXCERPT)
+        wanted.append(_Wanted(full, int(state.entry_version[idx]), ranges))
     reasons = sel.reasons[live]
     counts = np.bincount(reasons.astype(np.int64), minlength=len(Reason))
     for code, count in enumerate(counts.tolist()):
@@ -454,7 +580,7 @@ def _reply(params: FitParams, state: NamespaceState, outcome: _Outcome) -> pb.Fi
             reply.weights[name] = weight
     if params.explain:
         _explain(reply, state, outcome)
-    return reply
+    return reply, wanted
 
 
 def _explain(reply: pb.FitResponse, state: NamespaceState, outcome: _Outcome) -> None:
@@ -478,4 +604,25 @@ def _explain(reply: pb.FitResponse, state: NamespaceState, outcome: _Outcome) ->
                 candidate.factors.pop("semantic_similarity", None)
         if outcome.gain is not None:
             candidate.neighbour_gain = float(outcome.gain[i])
+        view = outcome.views.get(i)
+        if view is not None:
+            excerpt = outcome.selection.excerpts.get(i)
+            _explain_segments(candidate, view, excerpt.covered if excerpt is not None else [])
         reply.explain.append(candidate)
+
+
+def _explain_segments(candidate: pb.FitCandidate, view: SegmentView, chosen: list[int]) -> None:
+    """The segments an excerpt shows and the best others, in text order."""
+    relevance = view.relevance
+    best = np.argsort(-relevance, kind="stable")[:_EXPLAIN_SEGMENTS]
+    shown = sorted(set(chosen) | {int(i) for i in best if relevance[i] > 0})
+    starts, lines, tokens = view.segments.starts, view.segments.lines, view.segments.tokens
+    picked = set(chosen)
+    for i in shown:
+        candidate.segments.add(
+            first_line=int(starts[i]) + 1,
+            last_line=int(starts[i] + lines[i]),
+            tokens=int(tokens[i]),
+            relevance=float(relevance[i]),
+            chosen=i in picked,
+        )

@@ -45,6 +45,9 @@ class EntryMeta:
     aliases: tuple[str, ...] = ()
     references: tuple[str, ...] = ()
     content_hash: str = ""
+    # The full form's segments (fit.Segments.pack()), empty when it is not cut: see
+    # sharedctx_server.segment.
+    segments: bytes = b""
 
     # Short keys keep the blob small; unknown keys are ignored on read (schema tolerant).
     _WIRE = {
@@ -52,7 +55,7 @@ class EntryMeta:
         "importance": "i", "thread": "th", "original_tokens": "ot", "compressed_tokens": "ct",
         "original_bytes": "ob", "compressed_bytes": "cb", "compressor": "cm",
         "error_score": "er", "ref_markers": "fm", "aliases": "fa", "references": "rf",
-        "content_hash": "h",
+        "content_hash": "h", "segments": "sg",
     }  # fmt: skip
     _TUPLES = ("tags", "aliases", "references")
 

@@ -19,7 +19,10 @@ from .fit.factors import token_density_scores
 from .fit.lexical import TermStats, lexical_terms
 from .fit.neighbours import Neighbours, thread_neighbours
 from .fit.scoring import Candidates
+from .fit.segment_index import SegmentIndex
+from .fit.segments import Segments
 from .model import Kind, StoredEntry
+from .segment import text_lines
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -91,6 +94,7 @@ class NamespaceState:
     reference_counts: FloatArray
     kind: npt.NDArray[np.int8]
     thread_id: IntArray
+    entry_version: IntArray
     embedded: BoolArray
     embeddings: npt.NDArray[np.float32]
 
@@ -104,6 +108,9 @@ class NamespaceState:
         self.slot_of: dict[str, int] = {}
         self.info: list[SlotInfo | None] = []
         self.terms = TermStats()
+        # Cut entries (see sharedctx_server.segment): their segments and the segments' BM25.
+        self.segments: dict[int, Segments] = {}
+        self.segment_terms = SegmentIndex()
         self._threads: dict[str, int] = {}
         self._inbound: Counter[str] = Counter()  # name -> live entries referencing it
         self._name_slot: dict[str, int] = {}  # key or alias -> slot
@@ -136,6 +143,7 @@ class NamespaceState:
         self.reference_counts = grown(None if first else self.reference_counts, np.float64)
         self.kind = grown(None if first else self.kind, np.int8)
         self.thread_id = grown(None if first else self.thread_id, np.int64)
+        self.entry_version = grown(None if first else self.entry_version, np.int64)
         self.embedded = grown(None if first else self.embedded, np.bool_)
         self.embeddings = grown(None if first else self.embeddings, np.float32, self.dim)
         self.info.extend([None] * (capacity - self._cap))
@@ -181,6 +189,7 @@ class NamespaceState:
         self.markers[slot] = meta.ref_markers
         self.kind[slot] = int(meta.kind)
         self.thread_id[slot] = self._threads.setdefault(meta.thread, len(self._threads))
+        self.entry_version[slot] = stamp.version
         self.set_vector(slot, vector)
         self.info[slot] = SlotInfo(
             key=entry.key,
@@ -194,9 +203,28 @@ class NamespaceState:
             references=meta.references,
             relevance_text=full_text[:_RELEVANCE_TEXT_CHARS],
         )
-        self.terms.add(slot, lexical_terms(full_text))
+        self._index_text(slot, full_text, meta.segments)
         self._link(slot)
         self._changed(slot)
+
+    def _index_text(self, slot: int, text: str, packed: bytes) -> None:
+        """BM25 terms of the entry and, for a cut entry, of each segment (the entry's terms
+        are its segments' together: the text is tokenised once)."""
+        segments = Segments.unpack(packed) if packed else None
+        lines = text_lines(text) if segments is not None else []
+        if segments is None or segments.total_lines != len(lines):
+            # Not cut, or cut by rules that no longer match the text: whole entry only.
+            self.segments.pop(slot, None)
+            self.segment_terms.remove(slot)
+            self.terms.add(slot, lexical_terms(text))
+            return
+        per_segment = [
+            lexical_terms("\n".join(lines[start : start + count]))
+            for start, count in zip(segments.starts.tolist(), segments.lines.tolist(), strict=True)
+        ]
+        self.segments[slot] = segments
+        self.segment_terms.add(slot, per_segment)
+        self.terms.add(slot, [term for terms in per_segment for term in terms])
 
     def set_vector(self, slot: int, vector: npt.NDArray[np.float32] | None) -> None:
         """Set (or clear) a slot's embedding."""
@@ -217,6 +245,8 @@ class NamespaceState:
         self.embedded[slot] = False
         self.info[slot] = None
         self.terms.remove(slot)
+        self.segments.pop(slot, None)
+        self.segment_terms.remove(slot)
         self._free.append(slot)
         self._changed(slot)
 

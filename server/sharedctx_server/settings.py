@@ -86,6 +86,11 @@ class Settings:
     # waits behind Put texts already running.
     embed_run_ms: float = 50.0
     query_cache_entries: int = 4096
+    # Excerpts (docs/excerpts.md): entries of at least excerpt_min_tokens (messages aside) are
+    # cut into segments at Put, and Fit may return the part of one that answers. Off: Puts
+    # cut nothing and Fit returns whole entries only.
+    excerpts: bool = True
+    excerpt_min_tokens: int = 256
     # Namespace cache for Fit: most entries held in memory across namespaces.
     cache_max_entries: int = 1_000_000
     # Security (see sharedctx_server.auth and .tls). Without auth_tokens or jwt_key, every

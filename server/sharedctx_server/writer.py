@@ -16,6 +16,7 @@ from .embedding.codec import content_hash
 from .errors import InvalidArgument, LimitExceeded
 from .fit.factors import error_indicator, forward_references
 from .model import Kind, NewEntry
+from .segment import SegmentConfig, cut_segments
 from .settings import Settings
 from .tokens import TokenCounter
 
@@ -45,6 +46,7 @@ class EntryWriter:
     def __init__(self, settings: Settings, tokens: TokenCounter) -> None:
         self._settings = settings
         self._tokens = tokens
+        self._segments = SegmentConfig(min_tokens=settings.excerpt_min_tokens)
 
     def check(
         self, namespace: str, requests: Sequence[pb.PutRequest], batch: bool
@@ -115,12 +117,13 @@ class EntryWriter:
         return [self._derive(e) for e in entries]
 
     def _derive(self, entry: NewEntry) -> NewEntry:
+        kind = None if entry.meta.kind == Kind.UNSPECIFIED else entry.meta.kind.name.lower()
         if entry.compressed is None:
             # The server's own compressed form; a caller-supplied one always wins.
             result = compress(
                 entry.content,
                 count_tokens=self._tokens.count,
-                kind=None if entry.meta.kind == Kind.UNSPECIFIED else entry.meta.kind.name.lower(),
+                kind=kind,
                 tool_name=entry.meta.tool_name or None,
             )
             original, compressed = result.original_tokens, result.compressed_tokens
@@ -138,6 +141,16 @@ class EntryWriter:
             original = self._tokens.count(entry.content)
             compressed = self._tokens.count(entry.compressed)
         refs = forward_references(entry.content)
+        segments = None
+        if self._settings.excerpts:
+            segments = cut_segments(
+                entry.content,
+                kind=kind,
+                tool_name=entry.meta.tool_name or None,
+                original_tokens=original,
+                count_tokens=self._tokens.count,
+                config=self._segments,
+            )
         meta = replace(
             entry.meta,
             original_tokens=original,
@@ -147,5 +160,6 @@ class EntryWriter:
             aliases=refs.aliases,
             references=refs.references,
             content_hash=content_hash(entry.embedded_text),
+            segments=segments.pack() if segments is not None else b"",
         )
         return replace(entry, meta=meta)

@@ -38,6 +38,7 @@ class Form(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FORM_COMPRESSED: _ClassVar[Form]
     FORM_FULL: _ClassVar[Form]
     FORM_AUTO: _ClassVar[Form]
+    FORM_EXCERPT: _ClassVar[Form]
 
 class Fill(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -69,6 +70,7 @@ FORM_UNSPECIFIED: Form
 FORM_COMPRESSED: Form
 FORM_FULL: Form
 FORM_AUTO: Form
+FORM_EXCERPT: Form
 FILL_UNSPECIFIED: Fill
 FILL_SKIP: Fill
 FILL_STOP: Fill
@@ -317,7 +319,7 @@ class Filters(_message.Message):
     def __init__(self, include_kinds: _Optional[_Iterable[_Union[Kind, str]]] = ..., exclude_kinds: _Optional[_Iterable[_Union[Kind, str]]] = ..., include_tags: _Optional[_Iterable[str]] = ..., exclude_tags: _Optional[_Iterable[str]] = ..., include_agent_ids: _Optional[_Iterable[str]] = ..., exclude_agent_ids: _Optional[_Iterable[str]] = ..., threads: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class FitRequest(_message.Message):
-    __slots__ = ("namespace", "query", "budget_tokens", "strategy", "preset", "weights", "recency_decay_rate", "keep_recent", "max_entries", "adaptive", "form", "compress_threshold", "fill", "filters", "min_score", "include_content", "explain", "expand_neighbours")
+    __slots__ = ("namespace", "query", "budget_tokens", "strategy", "preset", "weights", "recency_decay_rate", "keep_recent", "max_entries", "adaptive", "form", "compress_threshold", "fill", "filters", "min_score", "include_content", "explain", "expand_neighbours", "excerpts")
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
     BUDGET_TOKENS_FIELD_NUMBER: _ClassVar[int]
@@ -336,6 +338,7 @@ class FitRequest(_message.Message):
     INCLUDE_CONTENT_FIELD_NUMBER: _ClassVar[int]
     EXPLAIN_FIELD_NUMBER: _ClassVar[int]
     EXPAND_NEIGHBOURS_FIELD_NUMBER: _ClassVar[int]
+    EXCERPTS_FIELD_NUMBER: _ClassVar[int]
     namespace: str
     query: str
     budget_tokens: int
@@ -354,10 +357,19 @@ class FitRequest(_message.Message):
     include_content: bool
     explain: bool
     expand_neighbours: bool
-    def __init__(self, namespace: _Optional[str] = ..., query: _Optional[str] = ..., budget_tokens: _Optional[int] = ..., strategy: _Optional[_Union[Strategy, str]] = ..., preset: _Optional[str] = ..., weights: _Optional[_Union[Weights, _Mapping]] = ..., recency_decay_rate: _Optional[float] = ..., keep_recent: _Optional[int] = ..., max_entries: _Optional[int] = ..., adaptive: _Optional[_Union[Adaptive, str]] = ..., form: _Optional[_Union[Form, str]] = ..., compress_threshold: _Optional[int] = ..., fill: _Optional[_Union[Fill, str]] = ..., filters: _Optional[_Union[Filters, _Mapping]] = ..., min_score: _Optional[float] = ..., include_content: _Optional[bool] = ..., explain: _Optional[bool] = ..., expand_neighbours: _Optional[bool] = ...) -> None: ...
+    excerpts: bool
+    def __init__(self, namespace: _Optional[str] = ..., query: _Optional[str] = ..., budget_tokens: _Optional[int] = ..., strategy: _Optional[_Union[Strategy, str]] = ..., preset: _Optional[str] = ..., weights: _Optional[_Union[Weights, _Mapping]] = ..., recency_decay_rate: _Optional[float] = ..., keep_recent: _Optional[int] = ..., max_entries: _Optional[int] = ..., adaptive: _Optional[_Union[Adaptive, str]] = ..., form: _Optional[_Union[Form, str]] = ..., compress_threshold: _Optional[int] = ..., fill: _Optional[_Union[Fill, str]] = ..., filters: _Optional[_Union[Filters, _Mapping]] = ..., min_score: _Optional[float] = ..., include_content: _Optional[bool] = ..., explain: _Optional[bool] = ..., expand_neighbours: _Optional[bool] = ..., excerpts: _Optional[bool] = ...) -> None: ...
+
+class LineRange(_message.Message):
+    __slots__ = ("first", "last")
+    FIRST_FIELD_NUMBER: _ClassVar[int]
+    LAST_FIELD_NUMBER: _ClassVar[int]
+    first: int
+    last: int
+    def __init__(self, first: _Optional[int] = ..., last: _Optional[int] = ...) -> None: ...
 
 class FitEntry(_message.Message):
-    __slots__ = ("key", "rank", "score", "form", "tokens", "content", "event_time", "kind", "thread")
+    __slots__ = ("key", "rank", "score", "form", "tokens", "content", "event_time", "kind", "thread", "line_ranges", "total_lines")
     KEY_FIELD_NUMBER: _ClassVar[int]
     RANK_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
@@ -367,6 +379,8 @@ class FitEntry(_message.Message):
     EVENT_TIME_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     THREAD_FIELD_NUMBER: _ClassVar[int]
+    LINE_RANGES_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_LINES_FIELD_NUMBER: _ClassVar[int]
     key: str
     rank: int
     score: float
@@ -376,10 +390,26 @@ class FitEntry(_message.Message):
     event_time: _timestamp_pb2.Timestamp
     kind: Kind
     thread: str
-    def __init__(self, key: _Optional[str] = ..., rank: _Optional[int] = ..., score: _Optional[float] = ..., form: _Optional[_Union[Form, str]] = ..., tokens: _Optional[int] = ..., content: _Optional[str] = ..., event_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kind: _Optional[_Union[Kind, str]] = ..., thread: _Optional[str] = ...) -> None: ...
+    line_ranges: _containers.RepeatedCompositeFieldContainer[LineRange]
+    total_lines: int
+    def __init__(self, key: _Optional[str] = ..., rank: _Optional[int] = ..., score: _Optional[float] = ..., form: _Optional[_Union[Form, str]] = ..., tokens: _Optional[int] = ..., content: _Optional[str] = ..., event_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kind: _Optional[_Union[Kind, str]] = ..., thread: _Optional[str] = ..., line_ranges: _Optional[_Iterable[_Union[LineRange, _Mapping]]] = ..., total_lines: _Optional[int] = ...) -> None: ...
+
+class SegmentScore(_message.Message):
+    __slots__ = ("first_line", "last_line", "tokens", "relevance", "chosen")
+    FIRST_LINE_FIELD_NUMBER: _ClassVar[int]
+    LAST_LINE_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_FIELD_NUMBER: _ClassVar[int]
+    RELEVANCE_FIELD_NUMBER: _ClassVar[int]
+    CHOSEN_FIELD_NUMBER: _ClassVar[int]
+    first_line: int
+    last_line: int
+    tokens: int
+    relevance: float
+    chosen: bool
+    def __init__(self, first_line: _Optional[int] = ..., last_line: _Optional[int] = ..., tokens: _Optional[int] = ..., relevance: _Optional[float] = ..., chosen: _Optional[bool] = ...) -> None: ...
 
 class FitCandidate(_message.Message):
-    __slots__ = ("key", "score", "reason", "factors", "neighbour_gain", "embedded", "original_tokens", "compressed_tokens")
+    __slots__ = ("key", "score", "reason", "factors", "neighbour_gain", "embedded", "original_tokens", "compressed_tokens", "segments")
     class FactorsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -395,6 +425,7 @@ class FitCandidate(_message.Message):
     EMBEDDED_FIELD_NUMBER: _ClassVar[int]
     ORIGINAL_TOKENS_FIELD_NUMBER: _ClassVar[int]
     COMPRESSED_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    SEGMENTS_FIELD_NUMBER: _ClassVar[int]
     key: str
     score: float
     reason: str
@@ -403,7 +434,8 @@ class FitCandidate(_message.Message):
     embedded: bool
     original_tokens: int
     compressed_tokens: int
-    def __init__(self, key: _Optional[str] = ..., score: _Optional[float] = ..., reason: _Optional[str] = ..., factors: _Optional[_Mapping[str, float]] = ..., neighbour_gain: _Optional[float] = ..., embedded: _Optional[bool] = ..., original_tokens: _Optional[int] = ..., compressed_tokens: _Optional[int] = ...) -> None: ...
+    segments: _containers.RepeatedCompositeFieldContainer[SegmentScore]
+    def __init__(self, key: _Optional[str] = ..., score: _Optional[float] = ..., reason: _Optional[str] = ..., factors: _Optional[_Mapping[str, float]] = ..., neighbour_gain: _Optional[float] = ..., embedded: _Optional[bool] = ..., original_tokens: _Optional[int] = ..., compressed_tokens: _Optional[int] = ..., segments: _Optional[_Iterable[_Union[SegmentScore, _Mapping]]] = ...) -> None: ...
 
 class FitResponse(_message.Message):
     __slots__ = ("entries", "total_tokens", "candidates", "left_out", "explain", "left_out_by_reason", "weights", "server_ms")

@@ -17,6 +17,15 @@ from sharedctx_server.fit.adaptive_sizer import (
     simhash,
     sizer_profile,
 )
+from sharedctx_server.fit.excerpts import (
+    Excerpt,
+    ExcerptOffer,
+    SegmentView,
+    excerpt_offer,
+    plan_excerpt,
+    render_excerpt,
+    segment_relevance,
+)
 from sharedctx_server.fit.factors import (
     ForwardRefs,
     error_indicator,
@@ -51,7 +60,14 @@ from sharedctx_server.fit.scoring import (
     needs_factor,
     score_candidates,
 )
-from sharedctx_server.fit.selection import SelectionOptions, TextSource, select_entries
+from sharedctx_server.fit.segment_index import SegmentIndex
+from sharedctx_server.fit.segments import Segments, omission_marker
+from sharedctx_server.fit.selection import (
+    SelectionOptions,
+    TextSource,
+    select_entries,
+    smallest_cost,
+)
 from sharedctx_server.fit.simhash import simhash_many
 from sharedctx_server.fit.strategies import (
     ConversationEntry,
@@ -63,6 +79,7 @@ from sharedctx_server.fit.strategies import (
     select_relevant,
     update_turns,
 )
+from sharedctx_server.fit.turn_excerpts import TurnExcerpts
 from sharedctx_server.fit.weights import FACTORS, WEIGHT_PRESETS, resolve_weights
 
 __all__ = [
@@ -120,6 +137,18 @@ __all__ = [
     "needs_factor",
     "score_candidates",
     "thread_neighbours",
+    # excerpts of large entries (docs/excerpts.md)
+    "Excerpt",
+    "ExcerptOffer",
+    "SegmentIndex",
+    "SegmentView",
+    "Segments",
+    "TurnExcerpts",
+    "excerpt_offer",
+    "omission_marker",
+    "plan_excerpt",
+    "render_excerpt",
+    "segment_relevance",
     # selection and strategies
     "ConversationEntry",
     "TurnIndex",
@@ -133,6 +162,7 @@ __all__ = [
     "TextSource",
     "TurnSelection",
     "select_entries",
+    "smallest_cost",
     "update_turns",
     "index_turns",
     "select_recent",

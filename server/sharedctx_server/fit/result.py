@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from sharedctx_server.fit.excerpts import Excerpt
 
 __all__ = ["Fill", "Form", "Reason", "Selection", "Strategy"]
 
@@ -20,11 +25,13 @@ class Strategy(enum.Enum):
 
 
 class Form(enum.IntEnum):
-    """The text form an entry is returned in; AUTO is a request, never a result."""
+    """The text form an entry is returned in; AUTO is a request, never a result, and EXCERPT
+    a result, never a request."""
 
     FULL = 1
     COMPRESSED = 2
     AUTO = 3
+    EXCERPT = 4  # some of the full form's segments (fit.excerpts)
 
 
 class Fill(enum.Enum):
@@ -58,8 +65,9 @@ class Selection:
     """The entries that go into the call, in chronological order, and why the rest do not.
 
     `indices`, `ranks`, `forms` and `tokens` are aligned: candidate row, 1-based position in
-    fill order (1 went in first), Form (FULL or COMPRESSED) and tokens in that form.
-    `reasons` has one Reason code per candidate (SELECTED for the chosen ones).
+    fill order (1 went in first), Form (FULL, COMPRESSED or EXCERPT) and tokens in that form.
+    `reasons` has one Reason code per candidate (SELECTED for the chosen ones). `excerpts`
+    holds, for each row selected as an excerpt, which of its segments it shows.
     """
 
     indices: npt.NDArray[np.int64]
@@ -67,6 +75,7 @@ class Selection:
     forms: npt.NDArray[np.int8]
     tokens: npt.NDArray[np.int64]
     reasons: npt.NDArray[np.int8]
+    excerpts: Mapping[int, Excerpt] = field(default_factory=dict)
 
     @property
     def total_tokens(self) -> int:

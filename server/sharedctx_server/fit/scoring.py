@@ -153,6 +153,7 @@ def score_candidates(
     eligible: BoolArray | None = None,
     options: ScoringOptions | None = None,
     explain: bool = False,
+    lexical_floor: FloatArray | None = None,
 ) -> Scores:
     """Score every candidate for one query.
 
@@ -160,6 +161,8 @@ def score_candidates(
     text; `query_references`: entries the query names through `{{<key>}}`; `eligible`: the
     candidates left after filters (the similarity ranks and neighbour sources are taken among
     them; the others still get a score). `explain` also returns the factor matrix.
+    `lexical_floor`: a least value of the normalised lexical factor per candidate (an entry
+    cut into segments is as lexically relevant as its best segment, docs/excerpts.md).
     """
     opts = options or ScoringOptions()
     weights = np.asarray(opts.weights, dtype=np.float64)
@@ -170,6 +173,8 @@ def score_candidates(
         columns[i] = _factor(
             i, candidates, now, query_embedding, lexical, query_references, eligible, opts
         )
+    if lexical_floor is not None and _LEXICAL in columns:
+        columns[_LEXICAL] = np.maximum(columns[_LEXICAL], lexical_floor)
     scores = np.zeros(n, dtype=np.float64)
     scratch = np.empty(n, dtype=np.float64)
     for i in needed:

@@ -5,6 +5,12 @@ newest go in first (each if it fits); the rest follow in descending score (ties:
 then the lower row, i.e. key order) under `fill`, up to `max_entries`; `adaptive` then caps
 the count. The budget is never exceeded, and every candidate gets a Reason.
 
+With an ExcerptOffer (fit.excerpts), the walk also holds excerpt items: each adds segments of
+a large entry to that entry's excerpt, ranked by its own score among the whole entries. An
+entry enters whole or as an excerpt, never both: an excerpt becomes the whole entry when the
+whole entry's turn comes (or, after the walk, when what is left allows) and the requested form
+is the full one, which holds every line the excerpt shows.
+
 Only the candidates actually walked are visited one by one: the ranked order is produced in
 growing chunks with partial sorts (np.partition), and the walk stops as soon as nothing left
 could fit, so a 100k-entry namespace costs a few O(n) array passes plus the walk.
@@ -13,7 +19,7 @@ could fit, so a 100k-entry namespace costs a few O(n) array passes plus the walk
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeAlias
 
 import numpy as np
@@ -21,6 +27,7 @@ import numpy.typing as npt
 
 from sharedctx_server.errors import InvalidArgument
 from sharedctx_server.fit.adaptive_sizer import SizerProfile, compute_optimal_k
+from sharedctx_server.fit.excerpts import WHOLE_SHARE, Excerpt, ExcerptOffer
 from sharedctx_server.fit.result import Fill, Form, Reason, Selection
 
 __all__ = ["SelectionOptions", "TextSource", "select_entries"]
@@ -69,28 +76,48 @@ class SelectionOptions:
 
 
 class _Budget:
-    """The running fill: the form each candidate would take and whether it fits."""
+    """The running fill: the entries taken in fill order, the form and cost of each, the
+    excerpts being built, and what is left."""
 
-    def __init__(self, opts: SelectionOptions) -> None:
+    def __init__(self, opts: SelectionOptions, offer: ExcerptOffer | None = None) -> None:
         self.left = opts.budget_tokens
         self.used = 0
         self.form = opts.form
         self.threshold = opts.threshold
         self.cap = opts.max_entries
+        self.offer = offer
         self.taken: list[int] = []
-        self.forms: list[int] = []
-        self.costs: list[int] = []
+        self.forms: dict[int, Form] = {}
+        self.costs: dict[int, int] = {}
+        self.excerpts: dict[int, Excerpt] = {}
+        self.capped: list[int] = []  # rows refused because max_entries were taken
 
     @property
     def full(self) -> bool:
         return self.cap is not None and len(self.taken) >= self.cap
 
+    def _set(self, index: int, form: Form, cost: int) -> None:
+        if index not in self.forms:
+            self.taken.append(index)
+        delta = cost - self.costs.get(index, 0)
+        self.forms[index], self.costs[index] = form, cost
+        self.used += delta
+        self.left -= delta
+
     def take(self, index: int, full_cost: int, compressed_cost: int, reserve: int = 0) -> bool:
-        """Add the candidate in the form the request allows, if it fits.
+        """Add the candidate whole in the form the request allows, if it fits. False only when
+        nothing was done that the walk should know about (it does not fit, and it has no
+        excerpt items to come: FILL STOP stops there).
 
         `reserve`: tokens AUTO must leave for entries promised a place after this one (the
         rest of keep_recent), so that choosing a full form never squeezes them out.
         """
+        if index in self.excerpts:
+            self.upgrade(index, full_cost)
+            return True
+        if self.full:
+            self.capped.append(index)
+            return False
         if self.form is Form.FULL:
             choice = (Form.FULL, full_cost) if full_cost <= self.left else None
         elif self.form is Form.COMPRESSED:
@@ -98,13 +125,43 @@ class _Budget:
         else:
             choice = self._auto(full_cost, compressed_cost, reserve)
         if choice is None:
+            return self.offer is not None and index in self.offer.views
+        self._set(index, *choice)
+        return True
+
+    def upgrade(self, row: int, full_cost: int) -> bool:
+        """Turn `row`'s excerpt into the whole entry in its full form, if the request allows
+        full forms and it fits in place of the excerpt."""
+        excerpt = self.excerpts[row]
+        if self.form is Form.COMPRESSED:
             return False
-        form, cost = choice
-        self.taken.append(index)
-        self.forms.append(int(form))
-        self.costs.append(cost)
-        self.used += cost
-        self.left -= cost
+        extra = full_cost - excerpt.tokens
+        if extra > self.left or (self.form is Form.AUTO and self.used + extra > self.threshold):
+            return False
+        del self.excerpts[row]
+        self._set(row, Form.FULL, full_cost)
+        return True
+
+    def extend(self, row: int, picks: list[int], anchor: int = -1) -> bool:
+        """Add segments `picks` to `row`'s excerpt (starting one), if they fit. Context of
+        hit `anchor` goes in only beside it (nothing to do otherwise: True)."""
+        if row in self.forms and row not in self.excerpts:
+            return True  # in whole already: the segments are in it
+        assert self.offer is not None
+        excerpt = self.excerpts.get(row)
+        if anchor >= 0 and (excerpt is None or anchor not in excerpt.covered):
+            return True
+        if excerpt is None:
+            if self.full:
+                self.capped.append(row)
+                return False
+            excerpt = self.offer.excerpt(row)
+        cost = excerpt.cost_with(picks)
+        if cost - excerpt.tokens > self.left:
+            return False
+        excerpt.add(picks)
+        self.excerpts[row] = excerpt
+        self._set(row, Form.EXCERPT, cost)
         return True
 
     def _auto(self, full_cost: int, compressed_cost: int, reserve: int) -> tuple[Form, int] | None:
@@ -141,6 +198,7 @@ def select_entries(
     eligible: BoolArray | None = None,
     texts: TextSource | None = None,
     order: IntArray | None = None,
+    excerpts: ExcerptOffer | None = None,
 ) -> Selection:
     """Choose which candidates fill the budget; see the module docstring for the rules.
 
@@ -149,7 +207,7 @@ def select_entries(
     in fill order (see _adaptive_cut for why those). `order` orders entries with equal
     timestamps (higher: written later, so newer); without it, the row decides (lower first).
     A store whose rows are not in a canonical order passes its write sequence here, so every
-    replica breaks ties alike.
+    replica breaks ties alike. `excerpts`: what may go in as excerpts (fit.excerpts).
     """
     n = scores.shape[0]
     if order is None:
@@ -182,10 +240,14 @@ def select_entries(
     recent = _newest(pool, times, options.keep_recent, newest_tiebreak)
     too_large = pool & (smallest > options.budget_tokens)
     reasons[too_large] = Reason.TOO_LARGE
-    pool &= ~too_large
-
-    budget = _Budget(options)
-    promised = [i for i in recent.tolist() if not too_large[i]]
+    offer = _usable(excerpts, pool)
+    whole = pool & ~too_large
+    if offer is not None:
+        whole[list(offer.only)] = False
+    budget = _Budget(options, offer)
+    promised = [
+        i for i in recent.tolist() if whole[i] and not _demoted(offer, i, smallest, options)
+    ]
     reserve = int(smallest[promised].sum()) if promised else 0
     for i in promised:
         reserve -= int(smallest[i])
@@ -195,15 +257,23 @@ def select_entries(
         elif not budget.take(i, int(full[i]), int(comp[i]), reserve):
             reasons[i] = Reason.BUDGET  # keep_recent entries are skipped, whatever `fill` says
 
-    ranked_pool = pool.copy()
-    ranked_pool[recent] = False
-    visited = np.zeros(n, dtype=np.bool_)
-    ranking = _Ranking(ranked_pool, ranked_scores, times, smallest, newest_tiebreak)
-    stop = _fill_ranked(budget, ranking, full, comp, smallest, options, visited)
+    ranked_pool = whole.copy()
+    ranked_pool[promised] = False
+    items = _Items(n, ranked_pool, ranked_scores, times, smallest, newest_tiebreak, offer)
+    visited = np.zeros(items.size, dtype=np.bool_)
+    ranking = _Ranking(items.pool, items.scores, items.times, items.costs, items.tiebreak)
+    stop = _fill_ranked(
+        budget, ranking, items.place(budget, full, comp), items.costs, options, visited
+    )
     if stop is Reason.MAX_ENTRIES:
         # Rows the walk never reached: max_entries is why when they would still have fitted
         # what was left of the budget; otherwise (and for rows passed over) it is BUDGET.
-        reasons[ranked_pool & ~visited & (smallest <= budget.left)] = Reason.MAX_ENTRIES
+        reasons[ranked_pool & ~visited[:n] & (smallest <= budget.left)] = Reason.MAX_ENTRIES
+    if budget.capped:
+        reasons[np.asarray(budget.capped, dtype=np.int64)] = Reason.MAX_ENTRIES
+    for row in list(budget.excerpts):
+        # What is left after the walk: a whole entry in place of its excerpt when it fits.
+        budget.upgrade(row, int(full[row]))
     if budget.taken:
         reasons[np.asarray(budget.taken, dtype=np.int64)] = Reason.SELECTED
 
@@ -213,6 +283,97 @@ def select_entries(
         if keep < len(budget.taken):
             reasons[np.asarray(budget.taken[keep:], dtype=np.int64)] = Reason.ADAPTIVE
     return _result(budget, keep, times, chrono_tiebreak, reasons)
+
+
+def _usable(offer: ExcerptOffer | None, pool: BoolArray) -> ExcerptOffer | None:
+    """The offer without the rows the pool lost (under min_score), or None when empty."""
+    if offer is None or not (offer.views or offer.cut):
+        return None
+    if all(pool[row] for row in offer.views):
+        return offer
+    views = {row: v for row, v in offer.views.items() if pool[row]}
+    items = offer.items
+    keep = pool[items.row]
+    return replace(
+        offer,
+        views=views,
+        items=replace(
+            items,
+            row=items.row[keep],
+            first=items.first[keep],
+            second=items.second[keep],
+            anchor=items.anchor[keep],
+            score=items.score[keep],
+            lower_cost=items.lower_cost[keep],
+        ),
+        only=frozenset(r for r in offer.only if r in views),
+        cut=frozenset(r for r in offer.cut if pool[r]),
+    )
+
+
+def _demoted(
+    offer: ExcerptOffer | None, row: int, smallest: IntArray, opts: SelectionOptions
+) -> bool:
+    """A keep_recent entry that is not promised a place whole: a cut entry that would take
+    more than WHOLE_SHARE of the budget (the newest output of a long task would otherwise
+    crowd out what answers the query). It competes like any other, whole or as an excerpt."""
+    return (
+        offer is not None
+        and row in offer.cut
+        and int(smallest[row]) > WHOLE_SHARE * opts.budget_tokens
+    )
+
+
+class _Items:
+    """The walk's items: rows 0..n-1 are whole entries, n.. excerpt items (ExcerptItems),
+    with the arrays _Ranking orders them by. An excerpt item shares its entry's time and
+    tie-break; among equals, whole entries come first."""
+
+    def __init__(
+        self,
+        n: int,
+        pool: BoolArray,
+        scores: FloatArray,
+        times: FloatArray,
+        costs: IntArray,
+        tiebreak: IntArray,
+        offer: ExcerptOffer | None,
+    ) -> None:
+        self.n = n
+        self.offer = offer
+        if offer is None or not len(offer.items):
+            self.pool, self.scores, self.times, self.costs = pool, scores, times, costs
+            self.tiebreak = tiebreak
+        else:
+            it = offer.items
+            self.pool = np.concatenate([pool, np.ones(len(it), dtype=np.bool_)])
+            self.scores = np.concatenate([scores, it.score])
+            self.times = np.concatenate([times, times[it.row]])
+            self.costs = np.concatenate([costs, it.lower_cost])
+            # Ties: whole entries, then items in the order excerpt_items ranked them.
+            span = np.int64(len(it) + 1)
+            self.tiebreak = np.concatenate(
+                [tiebreak * span, tiebreak[it.row] * span + 1 + np.arange(len(it))]
+            )
+        self.size = int(self.pool.size)
+
+    def place(self, budget: _Budget, full: IntArray, comp: IntArray) -> Callable[[int], bool]:
+        """The walk's step: put item `i` into the budget; False when it does not fit."""
+        n, offer = self.n, self.offer
+        if offer is None:
+            return lambda i: budget.take(i, int(full[i]), int(comp[i]))
+        it = offer.items
+        row, first, second = it.row.tolist(), it.first.tolist(), it.second.tolist()
+        anchor = it.anchor.tolist()
+
+        def step(i: int) -> bool:
+            if i < n:
+                return budget.take(i, int(full[i]), int(comp[i]))
+            k = i - n
+            picks = [first[k]] if second[k] < 0 else [second[k], first[k]]
+            return budget.extend(row[k], picks, anchor[k])
+
+        return step
 
 
 def smallest_cost(form: Form, full: IntArray, comp: IntArray) -> IntArray:
@@ -303,16 +464,16 @@ class _Ranking:
 def _fill_ranked(
     budget: _Budget,
     ranking: _Ranking,
-    full: IntArray,
-    comp: IntArray,
+    place: Callable[[int], bool],
     smallest: IntArray,
     options: SelectionOptions,
     visited: BoolArray,
 ) -> Reason | None:
-    """Walk the ranked rows into the budget, marking the rows it reaches in `visited`.
+    """Walk the ranked items into the budget with `place`, marking the items it reaches in
+    `visited`. `smallest`: the least each item can cost.
 
     Returns MAX_ENTRIES or BUDGET when the walk stopped early for that reason, None when it
-    went through every row that could fit.
+    went through every item that could fit.
     """
     skip = options.fill is Fill.SKIP
     for chunk in ranking.chunks((lambda: budget.left) if skip else None):
@@ -321,25 +482,26 @@ def _fill_ranked(
         # The smallest cost at or after each position: once the budget left is below it,
         # nothing further can fit and the walk ends.
         floor_after = np.minimum(np.minimum.accumulate(costs[::-1])[::-1], rest_min).tolist()
-        rows, fulls, comps = chunk.tolist(), full[chunk].tolist(), comp[chunk].tolist()
+        rows = chunk.tolist()
         p, m = 0, len(rows)
         stop: Reason | None = None
         while p < m:
-            if budget.full:
+            # At max_entries only excerpts already begun can still grow.
+            if budget.full and not budget.excerpts:
                 stop = Reason.MAX_ENTRIES
                 break
             if budget.left < floor_after[p]:
                 stop = Reason.BUDGET
                 break
-            if budget.take(rows[p], fulls[p], comps[p]):
+            if place(rows[p]):
                 p += 1
                 continue
             if not skip:
                 p += 1
                 stop = Reason.BUDGET
                 break
-            # SKIP: jump straight to the next row whose smallest form fits (it will fit);
-            # the rows jumped over do not, and keep BUDGET.
+            # SKIP: jump straight to the next item that could fit (a whole entry will); the
+            # items jumped over do not, and keep BUDGET.
             fitting = np.flatnonzero(costs[p + 1 :] <= budget.left)
             if fitting.size == 0:
                 p = m
@@ -374,16 +536,18 @@ def _result(
     reasons: npt.NDArray[np.int8],
 ) -> Selection:
     taken = np.asarray(budget.taken[:keep], dtype=np.int64)
-    forms = np.asarray(budget.forms[:keep], dtype=np.int8)
-    costs = np.asarray(budget.costs[:keep], dtype=np.int64)
+    forms = np.asarray([budget.forms[i] for i in budget.taken[:keep]], dtype=np.int8)
+    costs = np.asarray([budget.costs[i] for i in budget.taken[:keep]], dtype=np.int64)
     ranks = np.arange(1, keep + 1, dtype=np.int64)
     chronological = (
         np.lexsort((tiebreak[taken], times[taken])) if keep else np.zeros(0, dtype=np.int64)
     )
+    kept = set(budget.taken[:keep])
     return Selection(
         indices=taken[chronological],
         ranks=ranks[chronological],
         forms=forms[chronological],
         tokens=costs[chronological],
         reasons=reasons,
+        excerpts={row: e for row, e in budget.excerpts.items() if row in kept},
     )

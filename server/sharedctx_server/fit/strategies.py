@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from sharedctx_server.fit.excerpts import Excerpt
 from sharedctx_server.fit.relevance import (
     EstimateTokens,
     HistoryTurn,
@@ -37,6 +38,7 @@ from sharedctx_server.fit.relevance import (
 )
 from sharedctx_server.fit.result import Form, Reason, Selection
 from sharedctx_server.fit.selection import SelectionOptions, auto_form, smallest_cost
+from sharedctx_server.fit.turn_excerpts import TurnExcerpts, shrink_oversized
 
 __all__ = [
     "ConversationEntry",
@@ -440,12 +442,21 @@ def _finish(
     options: SelectionOptions,
     full: IntArray,
     comp: IntArray,
+    plans: dict[int, Excerpt],
 ) -> Selection:
     rows = np.asarray([i for t in kept_turns for i in grouped.members[t]], dtype=np.int64)
     chosen = rows[np.argsort(grouped.position[rows], kind="stable")]  # chronological
     grouped.reasons[chosen] = Reason.SELECTED
     newest_first = chosen[::-1]
+    excerpted = [r for r in chosen.tolist() if r in plans]
+    if excerpted:
+        # An excerpt costs what it costs in any form; its form is set after.
+        full, comp = full.copy(), comp.copy()
+        for r in excerpted:
+            full[r] = comp[r] = plans[r].tokens
     forms, costs = _settle_forms(newest_first, options, full, comp)
+    if excerpted:
+        forms[np.isin(newest_first, excerpted)] = Form.EXCERPT
     ranks = np.arange(1, chosen.size + 1, dtype=np.int64)
     return Selection(
         indices=chosen,
@@ -453,7 +464,26 @@ def _finish(
         forms=forms[::-1].copy(),
         tokens=costs[::-1].copy(),
         reasons=grouped.reasons,
+        excerpts={r: plans[r] for r in excerpted},
     )
+
+
+def _costs_with_excerpts(
+    grouped: _Turns,
+    options: SelectionOptions,
+    full: IntArray,
+    comp: IntArray,
+    excerpts: TurnExcerpts | None,
+) -> tuple[IntArray, dict[int, Excerpt]]:
+    """Each turn's cost, with oversized cut entries of too-large turns as excerpts."""
+    entry_cost = smallest_cost(options.form, full, comp)
+    turn_cost = _turn_costs(grouped, entry_cost)
+    if excerpts is None or not excerpts.views:
+        return turn_cost, {}
+    entry_cost, plans = shrink_oversized(
+        grouped.members, turn_cost, entry_cost, options.budget_tokens, excerpts
+    )
+    return (_turn_costs(grouped, entry_cost) if plans else turn_cost), plans
 
 
 def _settle_forms(
@@ -503,11 +533,13 @@ def select_relevant(
     floor_min: float | None = None,
     floor_max: float | None = None,
     floor_curve: float | None = None,
+    excerpts: TurnExcerpts | None = None,
 ) -> TurnSelection:
     """RELEVANT: relevant and recent turns, oldest non-recent shed until the budget holds.
 
     `entries` may be a TurnIndex of them (index_turns, with the same estimate_tokens), which
-    then stands for `entries` and `eligible` alike."""
+    then stands for `entries` and `eligible` alike. `excerpts`: oversized cut entries of a
+    too-large turn may come as excerpts (fit.turn_excerpts)."""
     full = np.asarray(original_tokens, dtype=np.int64)
     comp = np.asarray(compressed_tokens, dtype=np.int64)
     index = _index_of(entries, eligible, estimate_tokens)
@@ -530,14 +562,14 @@ def select_relevant(
     _mark_turns(grouped, np.flatnonzero(below), Reason.FLOOR)
     kept = np.flatnonzero(~below).tolist()
 
-    turn_cost = _turn_costs(grouped, smallest_cost(options.form, full, comp))
+    turn_cost, plans = _costs_with_excerpts(grouped, options, full, comp, excerpts)
     big = _too_large(grouped, turn_cost, options.budget_tokens)
     kept = [t for t in kept if not big[t]]
     # Shed order: oldest non-recent first, then the oldest recent turns.
     shed_order = [t for t in kept if t < recent_start] + [t for t in kept if t >= recent_start]
     kept_set = set(_keep_suffix(grouped, shed_order, turn_cost, options))
     kept = [t for t in kept if t in kept_set]
-    selection = _finish(grouped, kept, options, full, comp)
+    selection = _finish(grouped, kept, options, full, comp, plans)
     return TurnSelection(selection, grouped.turn_of, relevance, floor)
 
 
@@ -571,18 +603,19 @@ def select_recent(
     options: SelectionOptions,
     *,
     eligible: BoolArray | None = None,
+    excerpts: TurnExcerpts | None = None,
 ) -> TurnSelection:
     """RECENT: whole turns newest first, stopping at the first that does not fit.
 
     select_naive_turns' rule over the entries' token counts, except that the budget is
     never exceeded: newest turns larger than the whole budget are passed over (TOO_LARGE)
-    instead of being kept regardless. `entries` may be a TurnIndex of them, as for
-    select_relevant.
+    instead of being kept regardless. `entries` may be a TurnIndex of them, and `excerpts`
+    works, as for select_relevant.
     """
     full = np.asarray(original_tokens, dtype=np.int64)
     comp = np.asarray(compressed_tokens, dtype=np.int64)
     grouped = _index_of(entries, eligible, None).fresh()
-    turn_cost = _turn_costs(grouped, smallest_cost(options.form, full, comp))
+    turn_cost, plans = _costs_with_excerpts(grouped, options, full, comp, excerpts)
     big = _too_large(grouped, turn_cost, options.budget_tokens)
     newest_first = list(range(len(grouped.turns) - 1, -1, -1))
     while newest_first and big[newest_first[0]]:
@@ -603,5 +636,5 @@ def select_recent(
         later = np.asarray(newest_first[p:], dtype=np.int64)
         _mark_turns(grouped, later[~big[later]], stop_reason)
         break
-    selection = _finish(grouped, sorted(kept), options, full, comp)
+    selection = _finish(grouped, sorted(kept), options, full, comp, plans)
     return TurnSelection(selection, grouped.turn_of, np.zeros(len(grouped.turns)), None)

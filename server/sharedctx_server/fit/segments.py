@@ -1,0 +1,95 @@
+"""An entry's full form as segments: the units an excerpt is made of (docs/excerpts.md).
+
+A segment is a run of consecutive lines that belong together (a log record with its
+traceback, a JSON item, a paragraph). Segments are cut once, at Put, and stored with the
+entry as three small arrays: line counts, token counts and error evidence, so that Fit can
+plan an excerpt's exact cost without reading or tokenising the text again.
+
+Token counts are each segment's text plus its newline, counted on its own; an excerpt's text
+is the concatenation of exactly those pieces and of omission markers, so the sum of the parts
+is the excerpt's cost.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["Segments", "omission_marker"]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+# Wire format: version byte, segment count, then the three columns (little-endian).
+_VERSION = 1
+_HEAD = struct.Struct("<BI")
+
+
+def omission_marker(lines: int) -> str:
+    """The line an excerpt shows in place of `lines` left-out lines."""
+    return f"[... {lines} line{'' if lines == 1 else 's'} omitted ...]"
+
+
+@dataclass(frozen=True, eq=False)
+class Segments:
+    """Per segment, in text order: its line count, its tokens (text plus newline, counted
+    alone) and its error evidence in [0, 1]."""
+
+    lines: IntArray
+    tokens: IntArray
+    errors: FloatArray
+
+    def __post_init__(self) -> None:
+        n = self.lines.shape[0]
+        if self.tokens.shape != (n,) or self.errors.shape != (n,):
+            raise ValueError("Segments columns must have the same length")
+        if n and int(self.lines.min()) < 1:
+            raise ValueError("every segment holds at least one line")
+
+    def __len__(self) -> int:
+        return int(self.lines.shape[0])
+
+    @cached_property
+    def starts(self) -> IntArray:
+        """Each segment's first line, 0-based."""
+        out = np.zeros(len(self), dtype=np.int64)
+        np.cumsum(self.lines[:-1], out=out[1:])
+        return out
+
+    @property
+    def total_lines(self) -> int:
+        """Lines of the whole text."""
+        return int(self.lines.sum())
+
+    def pack(self) -> bytes:
+        """Compact bytes for the entry's metadata (errors quantised to 1/255)."""
+        n = len(self)
+        errors = np.rint(np.clip(self.errors, 0.0, 1.0) * 255).astype("<u1")
+        return b"".join(
+            (
+                _HEAD.pack(_VERSION, n),
+                self.lines.astype("<u4").tobytes(),
+                self.tokens.astype("<u4").tobytes(),
+                errors.tobytes(),
+            )
+        )
+
+    @classmethod
+    def unpack(cls, blob: bytes) -> Segments | None:
+        """Inverse of pack(); None for bytes of another version or a damaged blob."""
+        if len(blob) < _HEAD.size:
+            return None
+        version, n = _HEAD.unpack_from(blob)
+        if version != _VERSION or len(blob) != _HEAD.size + 9 * n:
+            return None
+        at = _HEAD.size
+        lines = np.frombuffer(blob, dtype="<u4", count=n, offset=at).astype(np.int64)
+        tokens = np.frombuffer(blob, dtype="<u4", count=n, offset=at + 4 * n).astype(np.int64)
+        errors = np.frombuffer(blob, dtype="<u1", count=n, offset=at + 8 * n) / 255.0
+        if n and int(lines.min()) < 1:
+            return None
+        return cls(lines, tokens, errors.astype(np.float64))

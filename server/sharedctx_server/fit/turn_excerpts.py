@@ -1,0 +1,75 @@
+"""RELEVANT and RECENT with excerpts: a turn stays whole, but an oversized entry in it that is
+cut into segments (a tool output, a log) may come as an excerpt instead of the turn being
+dropped as too large (docs/excerpts.md).
+
+Only turns larger than the whole budget are touched. Their cut entries share what the rest
+of the turn leaves of the budget, at most TURN_SHARE of it in all, so that the turns around
+keep room; each cut entry larger than its share becomes an excerpt of at most that share
+(plan_excerpt: its hits and their neighbours, or its last lines when nothing matches).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from sharedctx_server.fit.excerpts import (
+    TURN_SHARE,
+    Excerpt,
+    MarkerTokens,
+    SegmentView,
+    plan_excerpt,
+)
+
+__all__ = ["TurnExcerpts", "shrink_oversized"]
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, eq=False)
+class TurnExcerpts:
+    """Every eligible cut entry's segments and their relevance (zeros when nothing matches),
+    by row, and the token count of an omission marker line."""
+
+    views: Mapping[int, SegmentView]
+    marker_tokens: MarkerTokens
+
+
+def shrink_oversized(
+    members: Sequence[Sequence[int]],
+    turn_cost: IntArray,
+    entry_cost: IntArray,
+    budget: int,
+    excerpts: TurnExcerpts,
+) -> tuple[IntArray, dict[int, Excerpt]]:
+    """Entry costs with the oversized cut entries of too-large turns replaced by excerpts, and
+    those excerpts by row."""
+    costs = entry_cost.copy()
+    plans: dict[int, Excerpt] = {}
+    for turn in np.flatnonzero(turn_cost > budget).tolist():
+        rows = list(members[turn])
+        cut = [r for r in rows if r in excerpts.views]
+        if not cut:
+            continue
+        rest = int(sum(int(entry_cost[r]) for r in rows if r not in excerpts.views))
+        room = min(budget - rest, int(TURN_SHARE * budget))
+        # Cut entries within their share stay whole; the others share what is left.
+        small = [r for r in cut if int(entry_cost[r]) <= room // len(cut)]
+        large = [r for r in cut if r not in small]
+        room -= int(sum(int(entry_cost[r]) for r in small))
+        if not large or room <= 0:
+            continue
+        turn_plans = {}
+        for r in large:
+            plan = plan_excerpt(excerpts.views[r], room // len(large), excerpts.marker_tokens)
+            if plan is None:
+                break
+            turn_plans[r] = plan
+        else:
+            for r, plan in turn_plans.items():
+                costs[r] = plan.tokens
+            plans.update(turn_plans)
+    return costs, plans

@@ -1,0 +1,9 @@
+"""Cutting entries into segments at Put: the units Fit's excerpts are made of.
+
+Pure functions: no I/O. The segments' arrays (`sharedctx_server.fit.Segments`) travel with the
+entry's metadata; Fit scores and assembles excerpts from them (`sharedctx_server.fit.excerpts`).
+"""
+
+from .cut import DEFAULT_SEGMENTS, SegmentConfig, cut_segments, text_lines
+
+__all__ = ["DEFAULT_SEGMENTS", "SegmentConfig", "cut_segments", "text_lines"]

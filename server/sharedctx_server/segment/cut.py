@@ -1,0 +1,190 @@
+"""Cutting an entry's full form into segments at Put (docs/excerpts.md).
+
+Segments follow the text's own structure, so an excerpt never shows half a thought:
+- logs and line-oriented tool output (`detect` says "log" or "stacktrace"): one record per
+  segment, where indented lines, blank lines, traceback headers, stack frames and the
+  exception line that ends a traceback belong to the record before them;
+- JSON (pretty-printed, several lines): one item of the array with the most items (else one
+  member of the shallowest object level whose members are small enough);
+- prose and everything else: paragraphs (blank-line separated; a Markdown heading starts one,
+  a fenced code block stays in one piece).
+Any group longer than `max_lines` or `max_chars` is split into consecutive runs within both.
+
+Messages are never cut (a conversation turn stays whole), nor entries under `min_tokens`:
+they are returned whole or not at all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..compress import detect
+from ..fit.error_signal import error_indicator
+from ..fit.segments import Segments
+
+__all__ = ["DEFAULT_SEGMENTS", "SegmentConfig", "cut_segments", "text_lines"]
+
+
+@dataclass(frozen=True)
+class SegmentConfig:
+    """Where segmenting starts and how large a segment may grow."""
+
+    # Entries smaller than this are never excerpted: an excerpt of a few hundred tokens saves
+    # little, and keeping no segments for them keeps the namespace cache as it was.
+    min_tokens: int = 256
+    max_lines: int = 40
+    # About 500 tokens: a segment must stay well inside small budgets.
+    max_chars: int = 2000
+
+
+DEFAULT_SEGMENTS = SegmentConfig()
+
+_CONTINUATION = re.compile(
+    r"^(?:[ \t]|Traceback \(most recent call last\)|During handling of the above exception"
+    r"|The above exception was the direct cause|Caused by:|\.\.\. \d+ (?:more|common frames))"
+)
+_TRACE_START = re.compile(r"^\s*(?:Traceback \(most recent call last\)|at |File \")")
+# The unindented line that ends a Python traceback: `ValueError: bad`, `KeyboardInterrupt`.
+_TRACE_END = re.compile(r"^[A-Za-z_][\w.]*(?::\s|:?$)")
+_HEADING = re.compile(r"^#{1,6} ")
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_JSON_CLOSER = re.compile(r"^\s*[\]}]+,?\s*$")
+_JSON_MAX_DEPTH = 6
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines an excerpt counts: `text.split("\\n")` without the empty piece a final
+    newline leaves."""
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def cut_segments(
+    text: str,
+    *,
+    kind: str | None,
+    tool_name: str | None,
+    original_tokens: int,
+    count_tokens: Callable[[str], int],
+    config: SegmentConfig = DEFAULT_SEGMENTS,
+) -> Segments | None:
+    """The segments of an entry's full form, or None when it is not cut (a message, a small
+    entry, a single line)."""
+    if kind == "message" or original_tokens < config.min_tokens:
+        return None
+    lines = text_lines(text)
+    if len(lines) < 2:
+        return None
+    shape = detect(text, kind, tool_name)
+    if shape == "json":
+        starts = _json_items(lines, config)
+    elif shape in ("log", "stacktrace"):
+        starts = _records(lines)
+    else:
+        starts = _paragraphs(lines)
+    starts = _capped(starts, lines, config)
+    if len(starts) < 2:
+        return None
+    bounds = [*starts, len(lines)]
+    texts = ["\n".join(lines[a:b]) + "\n" for a, b in zip(bounds, bounds[1:], strict=False)]
+    return Segments(
+        lines=np.diff(np.asarray(bounds, dtype=np.int64)).astype(np.int64),
+        tokens=np.asarray([count_tokens(t) for t in texts], dtype=np.int64),
+        # One call per segment: each runs its patterns only when cheap substring tests pass,
+        # which for most log lines they do not (one pass over the whole text measured slower).
+        errors=np.asarray([error_indicator(t) for t in texts], dtype=np.float64),
+    )
+
+
+def _records(lines: list[str]) -> list[int]:
+    """First line of each record: a line starts one unless it continues the one before."""
+    starts = [0]
+    in_trace = False
+    for i in range(1, len(lines)):
+        line = lines[i]
+        if not line.strip() or _CONTINUATION.match(line):
+            in_trace = in_trace or bool(_TRACE_START.match(line))
+            continue
+        if in_trace and _TRACE_END.match(line):
+            in_trace = False  # the exception line closes the traceback it ends
+            continue
+        in_trace = False
+        starts.append(i)
+    return starts
+
+
+def _paragraphs(lines: list[str]) -> list[int]:
+    """First line of each paragraph; blank lines stay with the paragraph before them."""
+    starts = [0]
+    blank_before = False
+    in_fence = _FENCE.match(lines[0]) is not None
+    for i in range(1, len(lines)):
+        line = lines[i]
+        fence = _FENCE.match(line) is not None
+        if in_fence:
+            in_fence = not fence
+            continue
+        if line.strip() and (blank_before or _HEADING.match(line) or fence):
+            starts.append(i)
+        in_fence = fence
+        blank_before = not line.strip()
+    return starts
+
+
+def _json_items(lines: list[str], config: SegmentConfig) -> list[int]:
+    """First line of each array item at the shallowest depth that holds two or more (a list
+    of records is what a JSON tool output is usually made of), else of each member at the
+    shallowest object level whose members fit `max_lines`."""
+    depth_before: list[int] = []
+    in_array: list[bool] = []  # whether the line starts inside an array
+    stack: list[str] = []
+    for line in lines:
+        depth_before.append(len(stack))
+        in_array.append(bool(stack) and stack[-1] == "[")
+        for char in _JSON_STRING.sub("", line):
+            if char in "[{":
+                stack.append(char)
+            elif char in "]}" and stack:
+                stack.pop()
+    starts_at: dict[int, list[int]] = {}
+    for i in range(1, len(lines)):
+        if in_array[i] and not _JSON_CLOSER.match(lines[i]):
+            starts_at.setdefault(depth_before[i], []).append(i)
+    for depth in sorted(starts_at):
+        if len(starts_at[depth]) >= 2:
+            return [0, *starts_at[depth]]
+    best = [0]
+    for level in range(1, _JSON_MAX_DEPTH + 1):
+        starts = [0] + [
+            i
+            for i in range(1, len(lines))
+            if depth_before[i] == level and not _JSON_CLOSER.match(lines[i])
+        ]
+        if len(starts) > len(best):
+            best = starts
+        if len(starts) > 1 and max(np.diff([*starts, len(lines)])) <= config.max_lines:
+            return starts
+    return best
+
+
+def _capped(starts: list[int], lines: list[str], config: SegmentConfig) -> list[int]:
+    """`starts` with every group over max_lines or max_chars split into runs within both."""
+    out: list[int] = []
+    bounds = [*starts, len(lines)]
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        out.append(a)
+        chars = 0
+        for i in range(a, b):
+            size = len(lines[i]) + 1
+            if i > out[-1] and (i - out[-1] >= config.max_lines or chars + size > config.max_chars):
+                out.append(i)
+                chars = 0
+            chars += size
+    return out

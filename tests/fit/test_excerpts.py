@@ -1,0 +1,287 @@
+"""Excerpts: segment BM25, excerpt costs and text, and the fill where they compete with
+whole entries (docs/excerpts.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sharedctx_server.fit import (
+    Excerpt,
+    Fill,
+    Form,
+    Reason,
+    SegmentIndex,
+    Segments,
+    SegmentView,
+    SelectionOptions,
+    TermStats,
+    excerpt_offer,
+    lexical_terms,
+    omission_marker,
+    plan_excerpt,
+    render_excerpt,
+    select_entries,
+)
+
+SETTINGS = settings(max_examples=120, deadline=None)
+
+
+def marker_tokens(lines: int) -> int:
+    """A stand-in token count for a marker line: one per word, as count_words counts."""
+    return count_words(omission_marker(lines) + "\n")
+
+
+def count_words(text: str) -> int:
+    return len(text.split()) + text.count("\n")
+
+
+def segments_of(lines: list[str], sizes: list[int]) -> Segments:
+    """Segments of `sizes` lines each, counted with count_words."""
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
+    texts = ["\n".join(lines[a : a + n]) + "\n" for a, n in zip(starts, sizes, strict=True)]
+    return Segments(
+        lines=np.asarray(sizes, dtype=np.int64),
+        tokens=np.asarray([count_words(t) for t in texts], dtype=np.int64),
+        errors=np.zeros(len(sizes)),
+    )
+
+
+# --- segment BM25 -------------------------------------------------------------------------
+
+
+def test_segment_bm25_equals_entry_bm25_over_the_same_documents() -> None:
+    docs = [
+        "job resize-images started",
+        "job resize-images failed: ConnectionError",
+        "job send-digest started",
+        "cache purge finished in 12 ms",
+    ]
+    index = SegmentIndex()
+    index.add(7, [lexical_terms(d) for d in docs[:2]])
+    index.add(9, [lexical_terms(d) for d in docs[2:]])
+    reference = TermStats()
+    for i, d in enumerate(docs):
+        reference.add(i, lexical_terms(d))
+    query = lexical_terms("why did the resize-images job fail with a ConnectionError?")
+    scores = index.scores(query, [7, 9])
+    expected = reference.bm25_scores(query, size=4)
+    assert np.allclose(np.concatenate([scores[7], scores[9]]), expected)
+
+
+def test_segment_index_forgets_removed_and_replaced_entries() -> None:
+    index = SegmentIndex()
+    index.add(1, [["alpha"], ["beta"]])
+    index.add(2, [["alpha"]])
+    index.add(1, [["gamma"]])  # replaces slot 1
+    assert index.segments == 2 and index.entries == 2
+    assert set(index.scores(["beta"], [1, 2])) == set()
+    index.remove(2)
+    assert index.scores(["alpha"], [1, 2]) == {}
+    assert index.scores(["gamma"], [1])[1][0] > 0
+
+
+# --- excerpt costs and text ---------------------------------------------------------------
+
+
+LINES = [f"line {i} word" for i in range(12)]
+SEGS = segments_of(LINES, [1, 2, 1, 3, 1, 1, 2, 1])
+
+
+def test_excerpt_text_shows_the_chosen_lines_with_markers_counting_the_rest() -> None:
+    excerpt = Excerpt(SEGS, marker_tokens)
+    excerpt.add([3])
+    excerpt.add([4])
+    assert excerpt.ranges() == [(5, 8)]
+    text = render_excerpt(LINES, excerpt.ranges())
+    assert text == (
+        "[... 4 lines omitted ...]\nline 4 word\nline 5 word\nline 6 word\nline 7 word\n"
+        "[... 4 lines omitted ...]\n"
+    )
+    assert excerpt.tokens == count_words(text)
+    assert omission_marker(1) == "[... 1 line omitted ...]"
+
+
+@SETTINGS
+@given(st.lists(st.lists(st.integers(0, 7), min_size=1, max_size=2), max_size=10))
+def test_an_excerpts_cost_is_its_rendered_texts_tokens_whatever_the_order(
+    picks: list[list[int]],
+) -> None:
+    excerpt = Excerpt(SEGS, marker_tokens)
+    for pick in picks:
+        predicted = excerpt.cost_with(pick)
+        excerpt.add(pick)
+        assert excerpt.tokens == predicted
+    if excerpt.covered:
+        assert excerpt.tokens == count_words(render_excerpt(LINES, excerpt.ranges()))
+        assert excerpt.covered == sorted(set(excerpt.covered))
+
+
+def test_plan_takes_the_best_hits_then_their_neighbours_within_the_allowance() -> None:
+    relevance = np.zeros(len(SEGS))
+    relevance[5] = 1.0
+    view = SegmentView(0, SEGS, relevance)
+    tight = plan_excerpt(view, 16, marker_tokens)  # one line and a marker either side
+    assert tight is not None and tight.covered == [5] and tight.tokens == 16
+    roomy = plan_excerpt(view, 40, marker_tokens)
+    assert roomy is not None and roomy.covered == [4, 5, 6]
+    assert plan_excerpt(view, 2, marker_tokens) is None
+
+
+def test_plan_without_a_match_shows_the_end() -> None:
+    view = SegmentView(0, SEGS, np.zeros(len(SEGS)))
+    plan = plan_excerpt(view, 12, marker_tokens)
+    assert plan is not None and plan.covered[-1] == len(SEGS) - 1
+
+
+# --- the fill -----------------------------------------------------------------------------
+
+
+def fill(
+    scores: list[float],
+    costs: list[int],
+    views: list[SegmentView],
+    cut: frozenset[int] | None = None,
+    **opts: Any,
+) -> Any:
+    n = len(scores)
+    full = np.asarray(costs, dtype=np.int64)
+    comp = np.asarray(opts.pop("comp", costs), dtype=np.int64)
+    options = SelectionOptions(**opts)
+    offer = excerpt_offer(
+        views,
+        np.asarray(scores, dtype=np.float64),
+        np.minimum(full, comp),
+        options.budget_tokens,
+        marker_tokens,
+        cut if cut is not None else frozenset(v.row for v in views),
+    )
+    return select_entries(
+        np.asarray(scores, dtype=np.float64),
+        np.arange(n, dtype=np.float64),
+        full,
+        comp,
+        options,
+        excerpts=offer,
+    )
+
+
+def needle(row: int, at: int = 5) -> SegmentView:
+    relevance = np.zeros(len(SEGS))
+    relevance[at] = 1.0
+    return SegmentView(row, SEGS, relevance)
+
+
+def test_an_entry_too_large_for_the_budget_comes_back_as_an_excerpt() -> None:
+    big = int(SEGS.tokens.sum())
+    sel = fill([0.9, 0.5], [big, 5], [needle(0)], budget_tokens=25, keep_recent=0)
+    assert sel.indices.tolist() == [0, 1]
+    assert sel.forms.tolist() == [Form.EXCERPT, Form.COMPRESSED]
+    assert 5 in sel.excerpts[0].covered
+    assert sel.tokens[0] == sel.excerpts[0].tokens and sel.total_tokens <= 25
+
+
+def test_without_an_offer_the_same_entry_is_too_large() -> None:
+    big = int(SEGS.tokens.sum())
+    sel = select_entries(
+        np.asarray([0.9, 0.5]),
+        np.arange(2.0),
+        np.asarray([big, 5]),
+        np.asarray([big, 5]),
+        SelectionOptions(budget_tokens=20, keep_recent=0),
+    )
+    assert sel.reason_of(0) is Reason.TOO_LARGE and not sel.excerpts
+
+
+def test_matching_lines_win_over_a_whole_entry_that_would_eat_the_budget() -> None:
+    # Entry 0 fits whole (40 of 50 tokens) but its match is one small segment: an excerpt
+    # leaves room for entry 1.
+    whole = int(SEGS.tokens.sum())
+    sel = fill([0.9, 0.5], [whole, 20], [needle(0)], budget_tokens=60, keep_recent=0)
+    assert sel.forms.tolist() == [Form.EXCERPT, Form.COMPRESSED]
+
+
+def test_a_full_form_request_turns_an_excerpt_whole_when_the_budget_allows() -> None:
+    big = int(SEGS.tokens.sum())
+    sel = fill([0.9], [big], [needle(0)], budget_tokens=big + 5, keep_recent=0, form=Form.FULL)
+    assert sel.forms.tolist() == [Form.FULL] and not sel.excerpts
+    sel = fill([0.9], [big], [needle(0)], budget_tokens=big + 5, keep_recent=0)
+    assert sel.forms.tolist() == [Form.EXCERPT]  # the compressed form may lack the lines
+
+
+def test_a_large_newest_entry_is_not_promised_a_place_whole() -> None:
+    big = int(SEGS.tokens.sum())
+    # Row 1 is the newest and fits whole, but would take most of the budget: it competes
+    # instead, and row 0's matching lines go first.
+    sel = fill([0.9, 0.2], [big, big], [needle(0)], cut=frozenset({0, 1}), budget_tokens=big + 2)
+    assert sel.forms[sel.indices.tolist().index(0)] == Form.EXCERPT
+
+
+def test_max_entries_counts_an_excerpt_as_one_entry_that_can_still_grow() -> None:
+    sel = fill([0.9, 0.8], [100, 5], [needle(0)], budget_tokens=60, keep_recent=0, max_entries=1)
+    assert sel.indices.tolist() == [0]
+    assert len(sel.excerpts[0].covered) == 3  # the hit and both neighbours
+    assert sel.reason_of(1) is Reason.MAX_ENTRIES
+
+
+@st.composite
+def scenes(draw: Any) -> dict[str, Any]:
+    n = draw(st.integers(1, 8))
+    scores = draw(st.lists(st.floats(0, 1), min_size=n, max_size=n))
+    costs = draw(st.lists(st.integers(1, 120), min_size=n, max_size=n))
+    views = []
+    for row in draw(st.sets(st.integers(0, n - 1))):
+        relevance = np.asarray(
+            draw(st.lists(st.sampled_from([0.0, 0.2, 0.7, 1.0]), min_size=8, max_size=8))
+        )
+        views.append(SegmentView(row, SEGS, relevance))
+        costs[row] = max(costs[row], int(SEGS.tokens.sum()))
+    return {
+        "scores": scores,
+        "costs": costs,
+        "views": sorted(views, key=lambda v: v.row),
+        "budget_tokens": draw(st.integers(1, 150)),
+        "keep_recent": draw(st.integers(0, 3)),
+        "fill": draw(st.sampled_from([Fill.SKIP, Fill.STOP])),
+        "form": draw(st.sampled_from([Form.COMPRESSED, Form.FULL, Form.AUTO])),
+        "max_entries": draw(st.none() | st.integers(0, 4)),
+    }
+
+
+@SETTINGS
+@given(scenes())
+def test_the_budget_holds_and_an_entry_is_whole_or_an_excerpt_never_both(
+    scene: dict[str, Any],
+) -> None:
+    sel = fill(**scene)
+    again = fill(**scene)
+    assert sel.total_tokens <= scene["budget_tokens"]
+    assert sel.indices.tolist() == again.indices.tolist()  # deterministic
+    assert sel.tokens.tolist() == again.tokens.tolist()
+    assert len(set(sel.indices.tolist())) == sel.indices.size
+    for row, form, tokens in zip(sel.indices, sel.forms, sel.tokens, strict=True):
+        if form == Form.EXCERPT:
+            excerpt = sel.excerpts[int(row)]
+            assert tokens == excerpt.tokens == count_words(render_excerpt(LINES, excerpt.ranges()))
+        else:
+            assert int(row) not in sel.excerpts
+    if scene["max_entries"] is not None:
+        assert sel.indices.size <= scene["max_entries"]
+    for row in range(len(scene["scores"])):
+        assert (sel.reason_of(row) is Reason.SELECTED) == (row in sel.indices)
+
+
+@pytest.mark.parametrize("budget", [24, 30, 60])
+def test_excerpts_never_need_the_whole_entry_to_fit(budget: int) -> None:
+    sel = fill([0.5], [10_000], [needle(0, at=3)], budget_tokens=budget, keep_recent=0)
+    assert sel.total_tokens <= budget
+    assert sel.indices.tolist() == [0] and 3 in sel.excerpts[0].covered
+
+
+def test_context_goes_in_only_beside_its_match() -> None:
+    # The match (3 lines and two markers) does not fit; its 1-line neighbour would, alone.
+    sel = fill([0.5], [10_000], [needle(0, at=3)], budget_tokens=20, keep_recent=0)
+    assert sel.indices.size == 0

@@ -1,0 +1,163 @@
+"""Cutting entries into segments at Put: structure kept, sizes capped, counts exact."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sharedctx_server.fit import Segments
+from sharedctx_server.segment import SegmentConfig, cut_segments, text_lines
+from sharedctx_server.tokens import TokenCounter
+
+TOKENS = TokenCounter("o200k_base")
+SMALL = SegmentConfig(min_tokens=0)
+
+
+def cut(text: str, kind: str | None = "log", config: SegmentConfig = SMALL) -> Segments | None:
+    return cut_segments(
+        text,
+        kind=kind,
+        tool_name=None,
+        original_tokens=TOKENS.count(text),
+        count_tokens=TOKENS.count,
+        config=config,
+    )
+
+
+def groups(text: str, kind: str | None = "log", config: SegmentConfig = SMALL) -> list[str]:
+    """The segments' texts, for readable assertions."""
+    segments = cut(text, kind, config)
+    assert segments is not None
+    lines = text_lines(text)
+    return [
+        "\n".join(lines[a : a + n])
+        for a, n in zip(segments.starts.tolist(), segments.lines.tolist(), strict=True)
+    ]
+
+
+LOG = """2024-05-01 10:00:00 INFO worker: job resize-images started
+2024-05-01 10:00:01 ERROR worker: job resize-images failed
+Traceback (most recent call last):
+  File "/srv/app/jobs/resize.py", line 88, in run
+    blob = storage.fetch(key)
+ConnectionError: connection refused
+2024-05-01 10:00:02 INFO worker: job send-digest started
+java.lang.IllegalStateException: boom
+\tat com.example.Foo.bar(Foo.java:10)
+Caused by: java.io.IOException: disk
+\t... 3 more
+2024-05-01 10:00:03 INFO done
+"""
+
+
+def test_a_log_record_keeps_its_traceback_and_the_exception_line_that_ends_it() -> None:
+    assert groups(LOG) == [
+        "2024-05-01 10:00:00 INFO worker: job resize-images started",
+        "2024-05-01 10:00:01 ERROR worker: job resize-images failed\n"
+        "Traceback (most recent call last):\n"
+        '  File "/srv/app/jobs/resize.py", line 88, in run\n'
+        "    blob = storage.fetch(key)\n"
+        "ConnectionError: connection refused",
+        "2024-05-01 10:00:02 INFO worker: job send-digest started",
+        "java.lang.IllegalStateException: boom\n"
+        "\tat com.example.Foo.bar(Foo.java:10)\n"
+        "Caused by: java.io.IOException: disk\n"
+        "\t... 3 more",
+        "2024-05-01 10:00:03 INFO done",
+    ]
+
+
+def test_segments_carry_their_tokens_and_error_evidence() -> None:
+    segments = cut(LOG)
+    assert segments is not None
+    texts = groups(LOG)
+    assert segments.tokens.tolist() == [TOKENS.count(t + "\n") for t in texts]
+    assert segments.errors[1] > 0.8 and segments.errors[0] == 0.0
+    assert segments.total_lines == len(text_lines(LOG))
+
+
+def test_pretty_json_is_cut_into_items_of_its_largest_array() -> None:
+    doc = {
+        "total": 3,
+        "items": [{"id": i, "name": f"item {i}", "tags": ["a", "b"]} for i in range(3)],
+    }
+    text = json.dumps(doc, indent=2)
+    parts = groups(text, "tool_output")
+    items = [p for p in parts if '"id"' in p]
+    assert [p.count('"id"') for p in items] == [1, 1, 1]
+    assert json.loads(items[1].strip().rstrip(","))["id"] == 1
+
+
+def test_prose_is_cut_into_paragraphs_with_headings_and_fences_kept_whole() -> None:
+    text = (
+        "# Title\nIntro line one\nintro line two\n\n"
+        "Second paragraph.\n\n"
+        "```\ncode line\n\nmore code\n```\n"
+        "## Next\nText."
+    )
+    assert groups(text, "document") == [
+        "# Title\nIntro line one\nintro line two\n",
+        "Second paragraph.\n",
+        "```\ncode line\n\nmore code\n```",
+        "## Next\nText.",
+    ]
+
+
+def test_long_groups_are_split_within_the_line_and_character_caps() -> None:
+    text = "start\n" + "".join(f"  continuation {i}\n" for i in range(100))
+    config = SegmentConfig(min_tokens=0, max_lines=10, max_chars=10_000)
+    segments = cut(text, "log", config)
+    assert segments is not None and int(segments.lines.max()) == 10
+    config = SegmentConfig(min_tokens=0, max_lines=1000, max_chars=100)
+    segments = cut(text, "log", config)
+    assert segments is not None
+    for part in groups(text, "log", config):
+        assert len(part) + 1 <= 100 or "\n" not in part
+
+
+def test_messages_small_entries_and_single_lines_are_not_cut() -> None:
+    assert cut(LOG, kind="message") is None
+    assert cut(LOG, config=SegmentConfig(min_tokens=10_000)) is None
+    assert cut("one long line " * 100) is None
+
+
+def test_packed_segments_round_trip_and_damage_is_refused() -> None:
+    segments = cut(LOG)
+    assert segments is not None
+    back = Segments.unpack(segments.pack())
+    assert back is not None
+    assert back.lines.tolist() == segments.lines.tolist()
+    assert back.tokens.tolist() == segments.tokens.tolist()
+    assert np.allclose(back.errors, segments.errors, atol=1 / 255)
+    assert Segments.unpack(segments.pack()[:-1]) is None
+    assert Segments.unpack(b"\x09" + segments.pack()[1:]) is None
+
+
+_LINE = st.text(
+    alphabet=st.sampled_from(list('ab cdE:/.\t{}[]",0123456789-_é中')) | st.just(" "),
+    max_size=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(_LINE, min_size=2, max_size=40),
+    st.booleans(),
+    st.sampled_from(["log", "document", None]),
+)
+def test_segments_cover_every_line_once_and_count_their_text_exactly(
+    lines: list[str], final_newline: bool, kind: str | None
+) -> None:
+    text = "\n".join(lines) + ("\n" if final_newline else "")
+    segments = cut(text, kind)
+    if segments is None:
+        return
+    assert segments.total_lines == len(text_lines(text))
+    pieces = [
+        "\n".join(text_lines(text)[a : a + n]) + "\n"
+        for a, n in zip(segments.starts.tolist(), segments.lines.tolist(), strict=True)
+    ]
+    assert "".join(pieces).rstrip("\n") == text.rstrip("\n") or text.endswith("\n\n")
+    assert segments.tokens.tolist() == [TOKENS.count(p) for p in pieces]

@@ -1,0 +1,128 @@
+"""Realistic tool outputs of an agent's task, made deterministically for the excerpt tests:
+a worker's service log (13 KB) with one failing job and its traceback, a pytest run, a pip
+install and a `git log --stat`."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+
+FAILING_LINE = "ConnectionError: HTTPSConnectionPool(host='s3.eu-west-1.amazonaws.com', port=443)"
+_FILES = ["src/app.py", "src/jobs/resize.py", "src/storage/s3.py", "README.md", "setup.cfg"]
+_JOBS = ("thumbnail-sync", "resize-images", "send-digest", "purge-cache", "index-search")
+
+
+def service_log(lines: int = 160, fail_at: int = 97) -> str:
+    """A job worker's log; the job resize-images fails once, at record `fail_at`."""
+    rng = random.Random(7)
+    t = datetime(2026, 11, 30, 9, 0, 0)
+    out = []
+    for i in range(lines):
+        t += timedelta(seconds=rng.randint(1, 9))
+        stamp = f"{t:%Y-%m-%d %H:%M:%S},{rng.randint(100, 999)}"
+        worker = f"worker-{rng.randint(1, 4)}"
+        job = rng.choice(_JOBS)
+        roll = rng.random()
+        if i == fail_at:
+            out += [
+                f"{stamp} ERROR {worker} scheduler.run: job resize-images (id=8812) failed "
+                "after 3 attempts",
+                "Traceback (most recent call last):",
+                '  File "/srv/app/jobs/resize.py", line 88, in run',
+                "    blob = self.storage.fetch(key)",
+                '  File "/srv/app/storage/s3.py", line 41, in fetch',
+                "    return self._client.get_object(Bucket=self.bucket, Key=key)",
+                f"{FAILING_LINE}: Max retries exceeded with url: /media/originals/8812.jpg "
+                "(Caused by NewConnectionError('Failed to establish a new connection: "
+                "[Errno 111] Connection refused'))",
+            ]
+        elif roll < 0.5:
+            out.append(f"{stamp} INFO {worker} scheduler.run: job {job} (id={8000 + i}) started")
+        elif roll < 0.85:
+            took = rng.randint(20, 4000)
+            out.append(
+                f"{stamp} INFO {worker} scheduler.run: job {job} (id={8000 + i}) finished in "
+                f"{took} ms"
+            )
+        else:
+            host = rng.choice(["db", "cache", "s3"])
+            out.append(f"{stamp} DEBUG {worker} http.pool: reusing connection to {host}.internal")
+    return "\n".join(out) + "\n"
+
+
+def pytest_log() -> str:
+    """A pytest run with one failure among 212 tests."""
+    out = [
+        "============================= test session starts ==============================",
+        "platform linux -- Python 3.11.7, pytest-8.3.3, pluggy-1.5.0",
+        "collected 212 items",
+        "",
+    ]
+    out += [f"tests/test_module_{i:02d}.py {'.' * 17} [{(i + 1) * 8:3d}%]" for i in range(12)]
+    out += [
+        "",
+        "=================================== FAILURES ===================================",
+        "__________________________ test_thumbnail_crop_ratio ___________________________",
+        "",
+        "    def test_thumbnail_crop_ratio():",
+        "        img = make_image(640, 480)",
+        ">       assert crop_ratio(img) == pytest.approx(1.333, rel=1e-3)",
+        "E       assert 1.5 == 1.333 ± 1.3e-03",
+        "",
+        "tests/test_thumbs.py:57: AssertionError",
+        "=========================== short test summary info ============================",
+        "FAILED tests/test_thumbs.py::test_thumbnail_crop_ratio - assert 1.5 == 1.333",
+        "======================== 1 failed, 211 passed in 14.02s ========================",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def pip_log() -> str:
+    """`pip install` of a handful of packages."""
+    packages = (
+        "boto3 botocore s3transfer jmespath urllib3 python-dateutil six pillow celery kombu "
+        "billiard vine click redis amqp"
+    ).split()
+    out = []
+    for name in packages:
+        out += [
+            f"Collecting {name}",
+            f"  Downloading {name}-1.2.3-py3-none-any.whl (123 kB)",
+            "     ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 123.4/123.4 kB 2.1 MB/s eta 0:00:00",
+        ]
+    out.append(f"Installing collected packages: {', '.join(packages)}")
+    out.append("Successfully installed " + " ".join(f"{p}-1.2.3" for p in packages))
+    return "\n".join(out) + "\n"
+
+
+def git_log(commits: int = 14) -> str:
+    """`git log --stat` of a small project."""
+    rng = random.Random(3)
+    subjects = (
+        "Add retry budget to the uploader",
+        "Tidy the settings loader",
+        "Document the cache layout",
+        "Bump dependencies",
+        "Fix flaky clock test",
+        "Speed up thumbnail encoding",
+        "Split the scheduler module",
+    )
+    out = []
+    t = datetime(2026, 11, 20, 12, 0, 0)
+    for i in range(commits):
+        t += timedelta(hours=rng.randint(2, 30))
+        out += [
+            f"commit {rng.getrandbits(160):040x}",
+            "Author: Dev Person <dev@example.org>",
+            f"Date:   {t:%a %b %d %H:%M:%S %Y} +0000",
+            "",
+            f"    {rng.choice(subjects)} ({i})",
+            "",
+        ]
+        files = rng.sample(_FILES, k=3)
+        for name in files:
+            added, removed = rng.randint(1, 40), rng.randint(0, 20)
+            out.append(f" {name:<28} | {added + removed:3d} {'+' * added}{'-' * removed}")
+        out.append(f" {len(files)} files changed, 57 insertions(+), 12 deletions(-)")
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,170 @@
+"""Fit excerpts over gRPC: the part of a large entry that answers, under any budget."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sharedctx import AsyncClient, InvalidArgumentError, PutItem
+from sharedctx_server.fit import omission_marker
+from sharedctx_server.server import RunningServer
+from sharedctx_server.settings import Settings
+from sharedctx_server.tokens import TokenCounter
+
+from .support.servers import serving
+from .support.tool_outputs import FAILING_LINE, git_log, pip_log, pytest_log, service_log
+
+NS = "team-a/excerpts"
+QUERY = "why did the resize-images job fail?"
+NOW = datetime.now(timezone.utc)
+
+
+async def put_task_outputs(client: AsyncClient) -> None:
+    """Two agents' tool outputs, the service log oldest and git log newest."""
+    outputs = [
+        ("logs/worker", service_log(), "log", "", "ops-agent"),
+        ("tool/pytest", pytest_log(), "tool_output", "pytest", "dev-agent"),
+        ("tool/pip", pip_log(), "tool_output", "pip", "dev-agent"),
+        ("tool/git-log", git_log(), "tool_output", "git", "dev-agent"),
+    ]
+    for i, (key, content, kind, tool, agent) in enumerate(outputs):
+        await client.put(
+            NS, key, content, kind=kind, tool_name=tool, agent_id=agent,
+            event_time=NOW - timedelta(minutes=9 - 2 * i),
+        )  # fmt: skip
+
+
+def lines_of(text: str) -> list[str]:
+    return text.split("\n")
+
+
+async def test_the_failing_job_comes_back_from_a_log_larger_than_the_budget(
+    client: AsyncClient, token_counter: TokenCounter
+) -> None:
+    await put_task_outputs(client)
+    result = await client.fit(NS, QUERY, 1000, include_content=True)
+    assert result.total_tokens <= 1000
+    assert sum(token_counter.count(e.content) for e in result.entries) <= 1000
+    by_key = {e.key: e for e in result.entries}
+    worker = by_key["logs/worker"]
+    assert worker.form == "excerpt"
+    assert FAILING_LINE in worker.content
+    assert "failed after 3 attempts" in worker.content  # the error line's traceback whole
+    assert worker.tokens == token_counter.count(worker.content)
+    # The lines shown are the full form's lines at the ranges given; markers count the rest.
+    full = lines_of((await client.get(NS, "logs/worker", full=True)).content)
+    shown = [line for line in lines_of(worker.content) if line and not line.startswith("[...")]
+    expected = [full[i - 1] for first, last in worker.line_ranges for i in range(first, last + 1)]
+    assert shown == expected
+    assert worker.total_lines == len(full) - 1  # the final newline ends the last line
+    first_gap = worker.line_ranges[0][0] - 1
+    assert lines_of(worker.content)[0] == omission_marker(first_gap)
+
+
+async def test_without_excerpts_the_log_is_too_large_and_the_budget_goes_elsewhere(
+    client: AsyncClient,
+) -> None:
+    await put_task_outputs(client)
+    result = await client.fit(NS, QUERY, 1000, excerpts=False, explain=True)
+    assert "logs/worker" not in result.keys
+    assert {c.key: c.reason for c in result.explain}["logs/worker"] == "too_large"
+    assert all(e.form != "excerpt" for e in result.entries)
+
+
+async def test_explain_lists_the_segments_scored_and_chosen(client: AsyncClient) -> None:
+    await put_task_outputs(client)
+    result = await client.fit(NS, QUERY, 600, explain=True)
+    worker = next(c for c in result.explain if c.key == "logs/worker")
+    assert worker.reason == "selected"
+    chosen = [s for s in worker.segments if s.chosen]
+    best = max(worker.segments, key=lambda s: s.relevance)
+    assert best.chosen and best.last_line - best.first_line == 6  # error record + traceback
+    entry = next(e for e in result.entries if e.key == "logs/worker")
+    covered = {i for first, last in entry.line_ranges for i in range(first, last + 1)}
+    assert {i for s in chosen for i in range(s.first_line, s.last_line + 1)} == covered
+
+
+@pytest.mark.parametrize("budget", [120, 300, 2000, 6000])
+async def test_the_budget_holds_at_every_size_with_markers_counted(
+    client: AsyncClient, token_counter: TokenCounter, budget: int
+) -> None:
+    await put_task_outputs(client)
+    result = await client.fit(NS, QUERY, budget, include_content=True, form="auto")
+    assert result.total_tokens <= budget
+    assert sum(token_counter.count(e.content) for e in result.entries) <= budget
+    for entry in result.entries:
+        assert entry.tokens == token_counter.count(entry.content)
+
+
+async def test_a_full_form_request_gets_the_whole_log_when_it_fits(client: AsyncClient) -> None:
+    await put_task_outputs(client)
+    result = await client.fit(NS, QUERY, 20_000, form="full")
+    assert {e.key: e.form for e in result.entries}["logs/worker"] == "full"
+
+
+async def test_asking_for_the_excerpt_form_is_refused_with_a_hint(client: AsyncClient) -> None:
+    with pytest.raises(InvalidArgumentError, match="reply form"):
+        await client.fit(NS, QUERY, 1000, form="excerpt")
+
+
+async def test_turn_strategies_excerpt_an_oversized_tool_output_instead_of_dropping_it(
+    client: AsyncClient,
+) -> None:
+    t0 = NOW - timedelta(minutes=5)
+    await client.put_many(
+        NS,
+        [
+            PutItem(key="m/1", content="Can you check why resize-images failed?", kind="message",
+                    role="user", event_time=t0),
+            PutItem(key="t/1", content=service_log(), kind="tool_output", tool_name="cat",
+                    event_time=t0 + timedelta(seconds=5)),
+            PutItem(key="m/2", content="The job failed on a connection error.", kind="message",
+                    role="assistant", event_time=t0 + timedelta(seconds=10)),
+        ],
+    )  # fmt: skip
+    for strategy in ("relevant", "recent"):
+        result = await client.fit(NS, QUERY, 1000, strategy=strategy, include_content=True)
+        forms = {e.key: e.form for e in result.entries}
+        assert forms == {"m/1": "compressed", "t/1": "excerpt", "m/2": "compressed"}, strategy
+        assert result.total_tokens <= 1000
+        tool = next(e for e in result.entries if e.key == "t/1")
+        assert FAILING_LINE in tool.content or strategy == "recent"
+        off = await client.fit(NS, QUERY, 1000, strategy=strategy, excerpts=False)
+        assert "t/1" not in off.keys
+
+
+async def test_a_server_with_excerpts_off_cuts_nothing_and_returns_whole_entries(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter, excerpts=False) as (_, client):
+        await put_task_outputs(client)
+        result = await client.fit(NS, QUERY, 1000, explain=True)
+        assert all(e.form != "excerpt" for e in result.entries)
+        assert all(not c.segments for c in result.explain)
+
+
+async def test_replicas_give_the_same_excerpts(
+    server: RunningServer, client: AsyncClient, settings: Settings, token_counter: TokenCounter
+) -> None:
+    await put_task_outputs(client)
+    mine = await client.fit(NS, QUERY, 700, include_content=True)
+    async with serving(settings, token_counter) as (_, other):
+        theirs = await other.fit(NS, QUERY, 700, include_content=True)
+    assert [(e.key, e.form, e.tokens, e.line_ranges, e.content) for e in mine.entries] == [
+        (e.key, e.form, e.tokens, e.line_ranges, e.content) for e in theirs.entries
+    ]
+
+
+async def test_after_a_rewrite_the_excerpt_quotes_the_new_text(client: AsyncClient) -> None:
+    await put_task_outputs(client)
+    before = await client.fit(NS, QUERY, 800)
+    await client.put(NS, "logs/worker", service_log(fail_at=20), kind="log")
+    result = await client.fit(NS, QUERY, 800, include_content=True)
+    worker = next(e for e in result.entries if e.key == "logs/worker")
+    assert (
+        worker.line_ranges != next(e for e in before.entries if e.key == "logs/worker").line_ranges
+    )
+    full = lines_of((await client.get(NS, "logs/worker", full=True)).content)
+    shown = [line for line in lines_of(worker.content) if line and not line.startswith("[...")]
+    assert shown == [full[i - 1] for a, b in worker.line_ranges for i in range(a, b + 1)]
+    assert FAILING_LINE in worker.content
