@@ -9,6 +9,8 @@ import pytest
 from sharedctx.cli import main
 from sharedctx_server.server import RunningServer
 
+from .support.tool_outputs import FAILING_LINE, service_log
+
 NS = "team-a/session-42"
 
 
@@ -63,9 +65,33 @@ def test_fit_prints_a_table_and_explain_columns(
     run(capsys, "put", *target, "note", "lunch at noon")
     code, out, _ = run(capsys, "fit", *target, "why did the test fail", "--budget", "50")
     assert code == 0
-    assert out.splitlines()[0].split() == ["rank", "key", "tokens", "score"]
+    assert out.splitlines()[0].split() == ["rank", "key", "form", "tokens", "score", "lines"]
     assert "tool/pytest" in out and "2 of 2 entries" in out
     code, out, _ = run(capsys, "fit", *target, "test failure", "--explain", "--keep-recent", "0")
     assert "sem" in out.splitlines()[0] and "reason" in out.splitlines()[0]
     code, out, _ = run(capsys, "fit", *target, "test", "--json", "--content")
     assert json.loads(out)["entries"][0]["content"]
+
+
+def test_fit_shows_an_excerpt_with_its_line_ranges_and_scored_segments(
+    threaded_server: RunningServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    target = ("--target", f"127.0.0.1:{threaded_server.port}", "-n", NS)
+    monkeypatch.setattr("sys.stdin", io.StringIO(service_log()))
+    assert run(capsys, "put", *target, "logs/worker", "--kind", "log")[0] == 0
+    query = "why did the resize-images job fail?"
+    code, out, _ = run(capsys, "fit", *target, query, "--budget", "400", "--content")
+    assert code == 0
+    row = out.splitlines()[1].split()
+    assert row[1:3] == ["logs/worker", "excerpt"] and row[-1] == "166"  # "... of 166"
+    assert "--- logs/worker (excerpt, " in out and FAILING_LINE in out
+    assert "lines omitted ...]" in out
+    code, out, _ = run(capsys, "fit", *target, query, "--budget", "400", "--explain")
+    assert "selected (excerpt)" in out
+    assert any(
+        line.split()[:2] == ["lines", "98-104"] and "shown" in line for line in out.splitlines()
+    )
+    code, out, _ = run(capsys, "fit", *target, query, "--budget", "400", "--no-excerpts")
+    assert "0 of 1 entries" in out and "too_large" in out

@@ -15,7 +15,7 @@ import grpc
 
 from .client import DEFAULT_TARGET, Client
 from .errors import SharedCtxError
-from .types import KINDS, FitResult
+from .types import KINDS, FitEntry, FitResult
 
 
 def _add_client_args(p: argparse.ArgumentParser) -> None:
@@ -133,6 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--adaptive", choices=["none", "conservative", "moderate", "aggressive"])
     fit.add_argument("--content", action="store_true", help="print the selected texts")
     fit.add_argument("--explain", action="store_true", help="every candidate with factors")
+    fit.add_argument(
+        "--excerpts",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="let large entries come back as excerpts of their matching lines (default on)",
+    )
 
     watch = sub.add_parser("watch", help="print the namespace's changes as they happen")
     _add_client_args(watch)
@@ -328,6 +334,7 @@ def _fit(client: Client, args: argparse.Namespace) -> None:
         adaptive=args.adaptive,
         include_content=args.content,
         explain=args.explain,
+        excerpts=args.excerpts,
     )
     if args.json:
         _emit(args, _fit_dict(result), "")
@@ -335,7 +342,9 @@ def _fit(client: Client, args: argparse.Namespace) -> None:
     print(format_fit_table(result, explain=args.explain))
     if args.content:
         for entry in result.entries:
-            print(f"\n--- {entry.key} ({entry.form}, {entry.tokens} tokens)\n{entry.content}")
+            where = f", lines {format_ranges(entry)}" if entry.form == "excerpt" else ""
+            print(f"\n--- {entry.key} ({entry.form}, {entry.tokens} tokens{where})")
+            print(entry.content)
 
 
 def _fit_dict(result: FitResult) -> dict[str, Any]:
@@ -345,8 +354,15 @@ def _fit_dict(result: FitResult) -> dict[str, Any]:
     return out
 
 
+def format_ranges(entry: FitEntry) -> str:
+    """An excerpt's line ranges for people: "97-104,116 of 166"."""
+    parts = [str(a) if a == b else f"{a}-{b}" for a, b in entry.line_ranges]
+    return f"{','.join(parts)} of {entry.total_lines}"
+
+
 def format_fit_table(result: FitResult, explain: bool = False) -> str:
-    """A Fit result as a table: rank, key, tokens, score (and factors with `explain`)."""
+    """A Fit result as a table: rank, key, form, tokens, score (and factors with `explain`;
+    an excerpt's lines below its row)."""
     factors = ["recency", "semantic_similarity", "lexical_relevance", "error_indicator"]
     short = {"recency": "rec", "semantic_similarity": "sem", "lexical_relevance": "lex",
              "error_indicator": "err"}  # fmt: skip
@@ -356,20 +372,31 @@ def format_fit_table(result: FitResult, explain: bool = False) -> str:
             f"{short[f]:>5}" for f in factors
         )
         lines.append(head + "  reason")
-        ranks = {e.key: e.rank for e in result.entries}
+        chosen = {e.key: e for e in result.entries}
         for c in result.explain:
-            rank = str(ranks.get(c.key, "-"))
+            entry = chosen.get(c.key)
+            rank = str(entry.rank) if entry is not None else "-"
             values = " ".join(
                 f"{c.factors[f]:5.2f}" if f in c.factors else "    ?" for f in factors
             )
-            tokens = c.compressed_tokens
+            tokens = entry.tokens if entry is not None else c.compressed_tokens
+            reason = c.reason if entry is None else f"{c.reason} ({entry.form})"
             lines.append(
-                f"{rank:>4}  {c.key[:30]:30} {tokens:>6} {c.score:7.3f} {values}  {c.reason}"
+                f"{rank:>4}  {c.key[:30]:30} {tokens:>6} {c.score:7.3f} {values}  {reason}"
             )
+            for seg in c.segments:
+                span = f"{seg.first_line}-{seg.last_line}"
+                mark = "shown" if seg.chosen else ""
+                lines.append(
+                    f"{'':6}lines {span:>11} {seg.tokens:>6} relevance {seg.relevance:4.2f} {mark}"
+                )
     else:
-        lines.append(f"{'rank':>4}  {'key':30} {'tokens':>6} {'score':>7}")
+        lines.append(f"{'rank':>4}  {'key':30} {'form':10} {'tokens':>6} {'score':>7}  lines")
         for e in result.entries:
-            lines.append(f"{e.rank:>4}  {e.key[:30]:30} {e.tokens:>6} {e.score:7.3f}")
+            where = format_ranges(e) if e.form == "excerpt" else ""
+            lines.append(
+                f"{e.rank:>4}  {e.key[:30]:30} {e.form:10} {e.tokens:>6} {e.score:7.3f}  {where}"
+            )
     lines.append(
         f"{len(result.entries)} of {result.candidates} entries, "
         f"{result.total_tokens} tokens"
