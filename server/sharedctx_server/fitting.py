@@ -13,7 +13,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -30,6 +30,7 @@ from .fit import (
     Fill,
     Form,
     Reason,
+    Relevance,
     ScoringOptions,
     SegmentView,
     Selection,
@@ -46,7 +47,6 @@ from .fit import (
     render_excerpt,
     resolve_weights,
     score_candidates,
-    segment_relevance,
     select_entries,
     select_recent,
     select_relevant,
@@ -108,7 +108,7 @@ class _Outcome:
     candidates: BoolArray  # live rows (the candidates counted in the reply)
     factors: FloatArray | None = None
     gain: FloatArray | None = None
-    views: Mapping[int, SegmentView] = field(default_factory=dict)
+    relevance: Relevance | None = None  # of the segments of cut entries, when excerpts are on
 
 
 @dataclass(frozen=True)
@@ -272,23 +272,16 @@ class FitService:
         else:
             turns = select_recent(index, orig, comp, params.selection, excerpts=excerpts)
             scores = np.zeros(n)
-        views = excerpts.views if excerpts is not None else {}
-        return _Outcome(turns.selection, scores, live, views=views)
+        relevance = excerpts.relevance if excerpts is not None else None
+        return _Outcome(turns.selection, scores, live, relevance=relevance)
 
     def _turn_excerpts(
         self, params: FitParams, state: NamespaceState, eligible: BoolArray
     ) -> TurnExcerpts | None:
-        """Every eligible cut entry's segments for RELEVANT and RECENT: those that match the
-        query with their relevance, the others with none (their excerpt is their end)."""
-        if not (params.excerpts and state.segments):
+        """The candidates' segments and their relevance for RELEVANT and RECENT."""
+        if not (params.excerpts and state.segments.entries):
             return None
-        cut = frozenset(r for r in state.segments if eligible[r])
-        matched, _ = _segment_views(params, state, cut)
-        views = {v.row: v for v in matched}
-        for row in cut - views.keys():
-            segments = state.segments[row]
-            views[row] = SegmentView(row, segments, np.zeros(len(segments)))
-        return TurnExcerpts(views, self._marker_tokens)
+        return TurnExcerpts(_relevance(params, state, eligible), self._marker_tokens)
 
     def _turn_index(
         self, state: NamespaceState, eligible: BoolArray, filters: pb.Filters
@@ -339,13 +332,13 @@ class FitService:
         lexical = query_refs = None
         if params.query and needs_factor(params.scoring, "lexical_relevance", params.explain):
             lexical = state.terms.bm25_scores(lexical_terms(params.query), size=n)
-        views: list[SegmentView] = []
-        best_segment = None
-        cut = frozenset(r for r in state.segments if eligible[r]) if params.excerpts else None
-        if cut:
+        relevance = best_segment = None
+        if params.excerpts and state.segments.entries:
+            relevance = _relevance(params, state, eligible)
             # A long entry's BM25 as a whole dilutes the line that answers: its lexical factor
             # is at least its best segment's (docs/excerpts.md).
-            views, best_segment = _segment_views(params, state, cut)
+            best_segment = np.zeros(n)
+            best_segment[relevance.table.slots] = relevance.per_entry_max(relevance.lexical)
         if needs_factor(params.scoring, "forward_reference", params.explain):
             referenced = state.slots_named(list(forward_references(params.query).references))
             query_refs = np.zeros(n, dtype=np.bool_)
@@ -366,16 +359,15 @@ class FitService:
             return [_relevance_text(state, i) for i in rows.tolist()]
 
         offer = None
-        if cut:
+        if relevance is not None:
             offer = excerpt_offer(
-                views,
+                relevance,
                 scored.scores,
                 smallest_cost(
                     params.selection.form, candidates.original_tokens, candidates.compressed_tokens
                 ),
                 params.selection.budget_tokens,
                 self._marker_tokens,
-                cut,
             )
         selection = select_entries(
             scored.scores,
@@ -394,7 +386,7 @@ class FitService:
             live,
             factors=scored.factors,
             gain=scored.neighbour_gain,
-            views=offer.views if offer is not None else {},
+            relevance=relevance,
         )
 
     async def _attach_content(
@@ -425,25 +417,12 @@ class FitService:
             reply.total_tokens = sum(e.tokens for e in kept)
 
 
-def _segment_views(
-    params: FitParams, state: NamespaceState, rows: frozenset[int]
-) -> tuple[list[SegmentView], FloatArray]:
-    """The cut entries in `rows` that hold a hit, with their segments' relevance to the query,
-    and per row the best segment's BM25 over the namespace's best (0 where none matches)."""
+def _relevance(params: FitParams, state: NamespaceState, eligible: BoolArray) -> Relevance:
+    """The query's relevance of the eligible cut entries' segments."""
     terms = lexical_terms(params.query) if params.query else []
-    raw = state.segment_terms.scores(terms, rows) if terms else {}
-    top = max((float(a.max()) for a in raw.values()), default=0.0)
-    best = np.zeros(state.size)
-    views = []
-    for row in sorted(rows):
-        segments = state.segments[row]
-        matches = raw.get(row)
-        relevance = segment_relevance(matches, segments.errors, top)
-        if matches is not None:
-            best[row] = float(matches.max()) / top
-        if relevance.any():
-            views.append(SegmentView(row, segments, relevance))
-    return views, best
+    index = state.segments
+    raw = index.bm25(terms) if terms else np.zeros(len(index.table()))
+    return Relevance.of(index.table(), raw, eligible, index.segments_of)
 
 
 def _relevance_text(state: NamespaceState, row: int) -> str:
@@ -604,9 +583,9 @@ def _explain(reply: pb.FitResponse, state: NamespaceState, outcome: _Outcome) ->
                 candidate.factors.pop("semantic_similarity", None)
         if outcome.gain is not None:
             candidate.neighbour_gain = float(outcome.gain[i])
-        view = outcome.views.get(i)
-        if view is not None:
+        if outcome.relevance is not None and i in state.segments:
             excerpt = outcome.selection.excerpts.get(i)
+            view = outcome.relevance.view(i)
             _explain_segments(candidate, view, excerpt.covered if excerpt is not None else [])
         reply.explain.append(candidate)
 

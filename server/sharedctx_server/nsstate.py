@@ -109,8 +109,7 @@ class NamespaceState:
         self.info: list[SlotInfo | None] = []
         self.terms = TermStats()
         # Cut entries (see sharedctx_server.segment): their segments and the segments' BM25.
-        self.segments: dict[int, Segments] = {}
-        self.segment_terms = SegmentIndex()
+        self.segments = SegmentIndex()
         self._threads: dict[str, int] = {}
         self._inbound: Counter[str] = Counter()  # name -> live entries referencing it
         self._name_slot: dict[str, int] = {}  # key or alias -> slot
@@ -214,16 +213,14 @@ class NamespaceState:
         lines = text_lines(text) if segments is not None else []
         if segments is None or segments.total_lines != len(lines):
             # Not cut, or cut by rules that no longer match the text: whole entry only.
-            self.segments.pop(slot, None)
-            self.segment_terms.remove(slot)
+            self.segments.remove(slot)
             self.terms.add(slot, lexical_terms(text))
             return
         per_segment = [
             lexical_terms("\n".join(lines[start : start + count]))
             for start, count in zip(segments.starts.tolist(), segments.lines.tolist(), strict=True)
         ]
-        self.segments[slot] = segments
-        self.segment_terms.add(slot, per_segment)
+        self.segments.add(slot, segments, per_segment)
         self.terms.add(slot, [term for terms in per_segment for term in terms])
 
     def set_vector(self, slot: int, vector: npt.NDArray[np.float32] | None) -> None:
@@ -245,8 +242,7 @@ class NamespaceState:
         self.embedded[slot] = False
         self.info[slot] = None
         self.terms.remove(slot)
-        self.segments.pop(slot, None)
-        self.segment_terms.remove(slot)
+        self.segments.remove(slot)
         self._free.append(slot)
         self._changed(slot)
 

@@ -14,6 +14,7 @@ from sharedctx_server.fit import (
     Fill,
     Form,
     Reason,
+    Relevance,
     SegmentIndex,
     Segments,
     SegmentView,
@@ -53,6 +54,10 @@ def segments_of(lines: list[str], sizes: list[int]) -> Segments:
 # --- segment BM25 -------------------------------------------------------------------------
 
 
+def one_line_segments(count: int) -> Segments:
+    return Segments(np.ones(count, dtype=np.int64), np.ones(count, dtype=np.int64), np.zeros(count))
+
+
 def test_segment_bm25_equals_entry_bm25_over_the_same_documents() -> None:
     docs = [
         "job resize-images started",
@@ -61,27 +66,28 @@ def test_segment_bm25_equals_entry_bm25_over_the_same_documents() -> None:
         "cache purge finished in 12 ms",
     ]
     index = SegmentIndex()
-    index.add(7, [lexical_terms(d) for d in docs[:2]])
-    index.add(9, [lexical_terms(d) for d in docs[2:]])
+    index.add(9, one_line_segments(2), [lexical_terms(d) for d in docs[2:]])
+    index.add(7, one_line_segments(2), [lexical_terms(d) for d in docs[:2]])
     reference = TermStats()
     for i, d in enumerate(docs):
         reference.add(i, lexical_terms(d))
     query = lexical_terms("why did the resize-images job fail with a ConnectionError?")
-    scores = index.scores(query, [7, 9])
-    expected = reference.bm25_scores(query, size=4)
-    assert np.allclose(np.concatenate([scores[7], scores[9]]), expected)
+    table = index.table()
+    assert table.slots.tolist() == [7, 9] and table.slot_of.tolist() == [7, 7, 9, 9]
+    assert np.allclose(index.bm25(query), reference.bm25_scores(query, size=4))
+    assert index.bm25(query).tolist() == index.bm25(query).tolist()  # cached postings
 
 
 def test_segment_index_forgets_removed_and_replaced_entries() -> None:
     index = SegmentIndex()
-    index.add(1, [["alpha"], ["beta"]])
-    index.add(2, [["alpha"]])
-    index.add(1, [["gamma"]])  # replaces slot 1
+    index.add(1, one_line_segments(2), [["alpha"], ["beta"]])
+    index.add(2, one_line_segments(1), [["alpha"]])
+    index.add(1, one_line_segments(1), [["gamma"]])  # replaces slot 1
     assert index.segments == 2 and index.entries == 2
-    assert set(index.scores(["beta"], [1, 2])) == set()
+    assert not index.bm25(["beta"]).any()
     index.remove(2)
-    assert index.scores(["alpha"], [1, 2]) == {}
-    assert index.scores(["gamma"], [1])[1][0] > 0
+    assert not index.bm25(["alpha"]).any()
+    assert index.bm25(["gamma"]).tolist()[0] > 0 and len(index.table()) == 1
 
 
 # --- excerpt costs and text ---------------------------------------------------------------
@@ -147,17 +153,27 @@ def fill(
     cut: frozenset[int] | None = None,
     **opts: Any,
 ) -> Any:
+    """select_entries with excerpts of `views` (every row in `cut` is cut; the others of
+    them have no hits)."""
     n = len(scores)
     full = np.asarray(costs, dtype=np.int64)
     comp = np.asarray(opts.pop("comp", costs), dtype=np.int64)
     options = SelectionOptions(**opts)
+    rho = {v.row: v.relevance for v in views}
+    index = SegmentIndex()
+    for row in sorted((cut or frozenset()) | rho.keys()):
+        index.add(row, SEGS, [["x"]] * len(SEGS))
+    table = index.table()
+    flat = np.concatenate(
+        [np.zeros(0)] + [rho.get(r, np.zeros(len(SEGS))) for r in table.slots.tolist()]
+    )
+    relevance = Relevance(table, flat, flat, np.ones(n, dtype=np.bool_), index.segments_of)
     offer = excerpt_offer(
-        views,
+        relevance,
         np.asarray(scores, dtype=np.float64),
         np.minimum(full, comp),
         options.budget_tokens,
         marker_tokens,
-        cut if cut is not None else frozenset(v.row for v in views),
     )
     return select_entries(
         np.asarray(scores, dtype=np.float64),

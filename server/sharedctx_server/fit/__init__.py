@@ -20,6 +20,7 @@ from sharedctx_server.fit.adaptive_sizer import (
 from sharedctx_server.fit.excerpts import (
     Excerpt,
     ExcerptOffer,
+    Relevance,
     SegmentView,
     excerpt_offer,
     plan_excerpt,
@@ -60,7 +61,7 @@ from sharedctx_server.fit.scoring import (
     needs_factor,
     score_candidates,
 )
-from sharedctx_server.fit.segment_index import SegmentIndex
+from sharedctx_server.fit.segment_index import SegmentIndex, SegmentTable
 from sharedctx_server.fit.segments import Segments, omission_marker
 from sharedctx_server.fit.selection import (
     SelectionOptions,
@@ -140,7 +141,9 @@ __all__ = [
     # excerpts of large entries (docs/excerpts.md)
     "Excerpt",
     "ExcerptOffer",
+    "Relevance",
     "SegmentIndex",
+    "SegmentTable",
     "SegmentView",
     "Segments",
     "TurnExcerpts",

@@ -24,12 +24,13 @@ This module is pure: costs come from the stored per-segment token counts and fro
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
+from sharedctx_server.fit.segment_index import SegmentTable
 from sharedctx_server.fit.segments import Segments, omission_marker
 
 __all__ = [
@@ -41,10 +42,9 @@ __all__ = [
     "ExcerptItems",
     "ExcerptOffer",
     "MarkerTokens",
+    "Relevance",
     "SegmentView",
-    "excerpt_items",
     "excerpt_offer",
-    "excerpt_preferred",
     "plan_excerpt",
     "render_excerpt",
     "segment_relevance",
@@ -52,6 +52,7 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 MarkerTokens = Callable[[int], int]
 
 # Weight of a segment's error evidence beside its lexical match (rho above).
@@ -71,11 +72,11 @@ TURN_SHARE = 0.5
 _ITEM_BUDGETS = 4
 
 
-def segment_relevance(raw: FloatArray | None, errors: FloatArray, top: float) -> FloatArray:
-    """rho of each segment: its BM25 `raw` (None: no query term in it) over the namespace's
-    best `top`, blended with its error evidence."""
+def segment_relevance(raw: FloatArray, errors: FloatArray, top: float) -> FloatArray:
+    """rho of each segment: its BM25 `raw` over the namespace's best `top`, blended with its
+    error evidence."""
     rho = ERROR_SHARE * errors
-    if raw is not None and top > 0:
+    if top > 0:
         rho = rho + raw / top
     return np.asarray(rho / (1.0 + ERROR_SHARE), dtype=np.float64)
 
@@ -182,15 +183,42 @@ def render_excerpt(lines: Sequence[str], ranges: Sequence[tuple[int, int]]) -> s
     return "\n".join(out) + "\n"
 
 
-def excerpt_preferred(view: SegmentView, whole_cost: int, budget: int, top: float) -> bool:
-    """Whether a cut entry should enter only as an excerpt, never whole: it would take more
-    than WHOLE_SHARE of the budget, and its strong hits (at least STRONG_HIT of `top`, the
-    namespace's best segment relevance) hold at most 1/DENSITY of its tokens: an excerpt then
-    carries clearly more relevance per token."""
-    if view.best <= 0 or whole_cost <= WHOLE_SHARE * budget:
-        return False
-    strong = view.relevance >= STRONG_HIT * top
-    return float(view.segments.tokens[strong].sum()) * DENSITY <= whole_cost
+@dataclass(frozen=True, eq=False)
+class Relevance:
+    """One query's relevance of every segment of the namespace's cut entries: `rho` is
+    aligned with `table` and 0 for entries that are not `candidates` (a mask over entry
+    rows); `lexical` is each segment's BM25 over the best candidate segment's."""
+
+    table: SegmentTable
+    rho: FloatArray
+    lexical: FloatArray
+    candidates: BoolArray
+    segments_of: Callable[[int], Segments]
+
+    @classmethod
+    def of(
+        cls,
+        table: SegmentTable,
+        raw: FloatArray,
+        candidates: BoolArray,
+        segments_of: Callable[[int], Segments],
+    ) -> Relevance:
+        """From the segments' BM25 `raw` and `candidates`, a mask over entry rows."""
+        eligible = candidates[table.slot_of] if len(table) else np.zeros(0, dtype=np.bool_)
+        raw = np.where(eligible, raw, 0.0)
+        top = float(raw.max()) if raw.size else 0.0
+        rho = np.where(eligible, segment_relevance(raw, table.errors, top), 0.0)
+        lexical = raw / top if top > 0 else raw
+        return cls(table, rho, lexical, candidates, segments_of)
+
+    def per_entry_max(self, values: FloatArray) -> FloatArray:
+        """The largest of `values` (aligned with the table) in each cut entry, table order."""
+        starts = self.table.bounds[:-1]
+        return np.maximum.reduceat(values, starts) if starts.size else np.zeros(0)
+
+    def view(self, row: int) -> SegmentView:
+        """The cut entry in `row` with its segments' relevance."""
+        return SegmentView(row, self.segments_of(row), self.rho[self.table.span(row)])
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,7 +226,8 @@ class ExcerptItems:
     """Fill items that add segments to excerpts, aligned: the entry's row, its segments to
     add (`second` is -1 or a segment that comes along), the hit it is context of (-1 for a
     hit: context only goes in beside its hit), the item's score and the least it can cost
-    (its tokens less the largest marker it may replace)."""
+    (its tokens less the largest marker it may replace). Segments are numbered inside their
+    entry."""
 
     row: IntArray
     first: IntArray
@@ -210,64 +239,124 @@ class ExcerptItems:
     def __len__(self) -> int:
         return int(self.row.size)
 
-    @staticmethod
-    def empty() -> ExcerptItems:
-        """No items."""
-        none = np.zeros(0, dtype=np.int64)
-        return ExcerptItems(none, none, none, none, np.zeros(0), none)
+    def where(self, keep: BoolArray) -> ExcerptItems:
+        """The items where `keep` holds."""
+        return ExcerptItems(
+            self.row[keep],
+            self.first[keep],
+            self.second[keep],
+            self.anchor[keep],
+            self.score[keep],
+            self.lower_cost[keep],
+        )
 
 
-def excerpt_items(
-    views: Sequence[SegmentView],
-    entry_scores: FloatArray,
-    budget: int,
-    marker_tokens: MarkerTokens,
+def _items(
+    relevance: Relevance, entry_scores: FloatArray, budget: int, marker_tokens: MarkerTokens
 ) -> ExcerptItems:
-    """The hits of every view and their neighbours as fill items, best first.
-
-    `entry_scores[row]` is each view's entry score. Only the best items whose costs add up to
-    a few budgets are returned: the rest could never be reached.
-    """
-    rows, firsts, seconds, anchors, scores, tokens = [], [], [], [], [], []
-    for view in views:
-        hits = np.flatnonzero(view.relevance > 0)
-        if hits.size == 0:
-            continue
-        score = float(entry_scores[view.row]) * view.relevance[hits]
-        seg_tokens = view.segments.tokens
-        count = len(view.segments)
-        for neighbour in (hits - 1, hits + 1):
-            ok = (neighbour >= 0) & (neighbour < count)
-            rows.append(np.full(int(ok.sum()), view.row))
-            firsts.append(neighbour[ok])
-            seconds.append(np.full(int(ok.sum()), -1))
-            anchors.append(hits[ok])
-            scores.append(CONTEXT_SHARE * score[ok])
-            tokens.append(seg_tokens[neighbour[ok]])
-        # A hit that carries an error brings the segment before it.
-        before = np.where((view.segments.errors[hits] > 0) & (hits > 0), hits - 1, -1)
-        rows.append(np.full(hits.size, view.row))
-        firsts.append(hits)
-        seconds.append(before)
-        anchors.append(np.full(hits.size, -1))
-        scores.append(score)
-        tokens.append(seg_tokens[hits] + np.where(before >= 0, seg_tokens[before], 0))
-    if not rows:
-        return ExcerptItems.empty()
-    row = np.concatenate(rows).astype(np.int64)
-    first = np.concatenate(firsts).astype(np.int64)
-    second = np.concatenate(seconds).astype(np.int64)
-    anchor = np.concatenate(anchors).astype(np.int64)
-    score = np.concatenate(scores)
-    cost = np.concatenate(tokens).astype(np.int64)
-    saving = marker_tokens(10**9)
-    lower = np.maximum(cost - saving, 1)
+    """Every hit and the neighbours of each as fill items, keeping only the best whose costs
+    add up to a few budgets (the rest could never be reached)."""
+    table = relevance.table
+    hits = np.flatnonzero(relevance.rho > 0)
+    slot, local = table.slot_of[hits], table.local[hits]
+    score = entry_scores[slot] * relevance.rho[hits]
+    n = len(table)
+    # A hit that carries an error brings the segment before it.
+    with_before = (table.errors[hits] > 0) & (local > 0)
+    before_tokens = np.where(with_before, table.tokens[np.maximum(hits - 1, 0)], 0)
+    has_next = (hits + 1 < n) & (table.slot_of[np.minimum(hits + 1, n - 1)] == slot)
+    prev_ok, next_ok = local > 0, has_next
+    row = np.concatenate([slot, slot[prev_ok], slot[next_ok]])
+    first = np.concatenate([local, local[prev_ok] - 1, local[next_ok] + 1])
+    second = np.concatenate(
+        [np.where(with_before, local - 1, -1), np.full(int(prev_ok.sum() + next_ok.sum()), -1)]
+    )
+    anchor = np.concatenate([np.full(hits.size, -1), local[prev_ok], local[next_ok]])
+    scores = np.concatenate([score, CONTEXT_SHARE * score[prev_ok], CONTEXT_SHARE * score[next_ok]])
+    cost = np.concatenate(
+        [
+            table.tokens[hits] + before_tokens,
+            table.tokens[hits[prev_ok] - 1],
+            table.tokens[hits[next_ok] + 1],
+        ]
+    ).astype(np.int64)
+    lower = np.maximum(cost - marker_tokens(10**9), 1)
     # Best first (ties: row, then segment), cut once their costs cover a few budgets.
-    order = np.lexsort((first, row, -score))
+    order = np.lexsort((first, row, -scores))
     reach = np.cumsum(np.minimum(cost[order], budget))
     keep = order[: int(np.searchsorted(reach, _ITEM_BUDGETS * budget)) + 1]
     return ExcerptItems(
-        row[keep], first[keep], second[keep], anchor[keep], score[keep], lower[keep]
+        row[keep].astype(np.int64),
+        first[keep].astype(np.int64),
+        second[keep].astype(np.int64),
+        anchor[keep].astype(np.int64),
+        scores[keep],
+        lower[keep],
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class ExcerptOffer:
+    """What a SCORED fill may excerpt, over the n candidate rows: which are cut entries,
+    which of those hold a hit, which enter only as excerpts (whole, they would take more than
+    WHOLE_SHARE of the budget while their strong hits, at least STRONG_HIT of the namespace's
+    best, hold at most 1/DENSITY of their tokens: an excerpt carries clearly more relevance
+    per token), and the fill items of the hits."""
+
+    relevance: Relevance
+    items: ExcerptItems
+    cut: BoolArray
+    has_hits: BoolArray
+    only: BoolArray
+    marker_tokens: MarkerTokens
+
+    def excerpt(self, row: int) -> Excerpt:
+        """A new, empty excerpt of `row`."""
+        return Excerpt(self.relevance.segments_of(row), self.marker_tokens)
+
+    def within(self, pool: BoolArray) -> ExcerptOffer:
+        """The offer for the rows of `pool` only."""
+        return replace(
+            self,
+            items=self.items.where(pool[self.items.row]),
+            cut=self.cut & pool,
+            has_hits=self.has_hits & pool,
+            only=self.only & pool,
+        )
+
+
+def excerpt_offer(
+    relevance: Relevance,
+    entry_scores: FloatArray,
+    whole_costs: IntArray,
+    budget: int,
+    marker_tokens: MarkerTokens,
+) -> ExcerptOffer:
+    """The offer for a SCORED fill over the rows of `entry_scores`; `whole_costs[row]`: the
+    entry's smallest whole form."""
+    n = entry_scores.size
+    table = relevance.table
+    cut = np.zeros(n, dtype=np.bool_)
+    has_hits = np.zeros(n, dtype=np.bool_)
+    only = np.zeros(n, dtype=np.bool_)
+    if len(table):
+        rho = relevance.rho
+        best = relevance.per_entry_max(rho)
+        cut[table.slots] = relevance.candidates[table.slots]
+        has_hits[table.slots] = best > 0
+        strong = rho >= STRONG_HIT * float(rho.max())
+        strong_tokens = np.add.reduceat(np.where(strong, table.tokens, 0), table.bounds[:-1])
+        whole = whole_costs[table.slots]
+        only[table.slots] = (
+            (best > 0) & (whole > WHOLE_SHARE * budget) & (strong_tokens * DENSITY <= whole)
+        )
+    return ExcerptOffer(
+        relevance=relevance,
+        items=_items(relevance, entry_scores, budget, marker_tokens),
+        cut=cut,
+        has_hits=has_hits,
+        only=only,
+        marker_tokens=marker_tokens,
     )
 
 
@@ -289,43 +378,3 @@ def plan_excerpt(view: SegmentView, allowance: int, marker_tokens: MarkerTokens)
         if excerpt.cost_with(pick) <= allowance:
             excerpt.add(pick)
     return excerpt if excerpt.covered else None
-
-
-@dataclass(frozen=True, eq=False)
-class ExcerptOffer:
-    """What a SCORED fill may excerpt: the view of each cut candidate with hits, by row, the
-    fill items of those hits, the rows that enter only as excerpts (excerpt_preferred), and
-    every cut candidate (with or without hits)."""
-
-    views: Mapping[int, SegmentView]
-    items: ExcerptItems
-    only: frozenset[int]
-    marker_tokens: MarkerTokens
-    cut: frozenset[int] = frozenset()
-
-    def excerpt(self, row: int) -> Excerpt:
-        """A new, empty excerpt of `row`."""
-        return Excerpt(self.views[row].segments, self.marker_tokens)
-
-
-def excerpt_offer(
-    views: Sequence[SegmentView],
-    entry_scores: FloatArray,
-    whole_costs: IntArray,
-    budget: int,
-    marker_tokens: MarkerTokens,
-    cut: frozenset[int] = frozenset(),
-) -> ExcerptOffer:
-    """The offer for a SCORED fill; `whole_costs[row]`: the entry's smallest whole form;
-    `views`: the cut candidates with hits, `cut`: all of them."""
-    top = max((v.best for v in views), default=0.0)
-    only = frozenset(
-        v.row for v in views if excerpt_preferred(v, int(whole_costs[v.row]), budget, top)
-    )
-    return ExcerptOffer(
-        views={v.row: v for v in views},
-        items=excerpt_items(views, entry_scores, budget, marker_tokens),
-        only=only,
-        marker_tokens=marker_tokens,
-        cut=cut | frozenset(v.row for v in views),
-    )

@@ -1,11 +1,15 @@
-"""BM25 over the segments of a namespace's cut entries (docs/excerpts.md).
+"""A namespace's cut entries: their segments, laid end to end, and BM25 over them
+(docs/excerpts.md).
 
 The namespace's segments are the documents: document frequencies count segments, lengths are
 segment lengths in terms, so a rare log line stands out however long its entry is. Each cut
 entry keeps its postings as compact arrays (term id -> its segments and term counts, sorted by
-term id); scoring a query is one `searchsorted` per entry for all query terms at once, plus the
-gathers of the hits. A namespace of 2,000-line logs keeps a few dozen bytes per line, not a
-Python object per posting.
+term id), a few dozen bytes per line rather than a Python object per posting.
+
+A Fit reads the segments as one flat table (every cut entry's segments end to end, entries by
+slot) and gets BM25 as one array aligned with it; the table and each query term's postings in
+it are built once after a change and reused by every Fit until the next, so scoring is a few
+array operations per query term whatever the number of cut entries.
 """
 
 from __future__ import annotations
@@ -19,26 +23,52 @@ import numpy as np
 import numpy.typing as npt
 
 from sharedctx_server.fit.lexical import BM25_B, BM25_K1
+from sharedctx_server.fit.segments import Segments
 
-__all__ = ["SegmentIndex"]
+__all__ = ["SegmentIndex", "SegmentTable"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, eq=False)
-class _Postings:
-    """One entry's segments as a term-sorted index."""
+class _Entry:
+    """One cut entry: its segments and their term-sorted postings."""
 
+    segments: Segments
     term_ids: IntArray  # distinct term ids, ascending
     offsets: IntArray  # postings of term_ids[k] are [offsets[k], offsets[k+1])
-    segments: IntArray  # the segment of each posting
+    positions: IntArray  # the segment of each posting
     counts: FloatArray  # the term's count in that segment
     lengths: FloatArray  # terms per segment
 
 
+@dataclass(frozen=True, eq=False)
+class SegmentTable:
+    """Every cut entry's segments end to end: entry `slots[k]` holds flat positions
+    `bounds[k]` to `bounds[k + 1]`; per flat position, its entry's slot, its index inside the
+    entry, its tokens and error evidence."""
+
+    slots: IntArray
+    bounds: IntArray
+    slot_of: IntArray
+    local: IntArray
+    tokens: IntArray
+    errors: FloatArray
+
+    def __len__(self) -> int:
+        return int(self.slot_of.size)
+
+    def span(self, slot: int) -> slice:
+        """The flat positions of `slot`'s segments."""
+        k = int(np.searchsorted(self.slots, slot))
+        if k >= self.slots.size or self.slots[k] != slot:
+            raise KeyError(slot)
+        return slice(int(self.bounds[k]), int(self.bounds[k + 1]))
+
+
 class SegmentIndex:
-    """Per-namespace BM25 statistics over the segments of cut entries, by entry slot.
+    """Per-namespace segments and BM25 statistics of cut entries, by entry slot.
 
     Not thread-safe: the owner serialises updates (like TermStats).
     """
@@ -46,9 +76,12 @@ class SegmentIndex:
     def __init__(self) -> None:
         self._vocabulary: dict[str, int] = {}
         self._df = np.zeros(1024, dtype=np.int64)  # segments holding each term id
-        self._entries: dict[int, _Postings] = {}
+        self._entries: dict[int, _Entry] = {}
         self._segments = 0
         self._total_length = 0.0
+        self._table: SegmentTable | None = None
+        self._norm: FloatArray | None = None  # BM25's length normalisation per flat position
+        self._flat: dict[int, tuple[IntArray, FloatArray]] = {}  # term id -> its postings
 
     @property
     def entries(self) -> int:
@@ -63,8 +96,14 @@ class SegmentIndex:
     def __contains__(self, slot: int) -> bool:
         return slot in self._entries
 
-    def add(self, slot: int, segment_terms: Sequence[Sequence[str]]) -> None:
+    def segments_of(self, slot: int) -> Segments:
+        """The segments of the cut entry in `slot` (KeyError when it is not cut)."""
+        return self._entries[slot].segments
+
+    def add(self, slot: int, segments: Segments, segment_terms: Sequence[Sequence[str]]) -> None:
         """Index the cut entry in `slot`, one term list per segment (replacing what it held)."""
+        if len(segment_terms) != len(segments):
+            raise ValueError("one term list per segment")
         self.remove(slot)
         pairs: list[int] = []  # term id, segment, count, flattened
         lengths = np.zeros(len(segment_terms), dtype=np.float64)
@@ -75,27 +114,32 @@ class SegmentIndex:
         table = np.asarray(pairs, dtype=np.int64).reshape(-1, 3)
         table = table[np.lexsort((table[:, 1], table[:, 0]))]
         term_ids, first = np.unique(table[:, 0], return_index=True)
-        postings = _Postings(
+        np.add.at(self._df, table[:, 0], 1)
+        self._entries[slot] = _Entry(
+            segments=segments,
             term_ids=term_ids,
             offsets=np.append(first, table.shape[0]).astype(np.int64),
-            segments=table[:, 1].copy(),
+            positions=table[:, 1].copy(),
             counts=table[:, 2].astype(np.float64),
             lengths=lengths,
         )
-        np.add.at(self._df, table[:, 0], 1)
-        self._entries[slot] = postings
         self._segments += lengths.size
         self._total_length += float(lengths.sum())
+        self._changed()
 
     def remove(self, slot: int) -> None:
         """Forget the entry in `slot` (no-op when it is not indexed)."""
-        postings = self._entries.pop(slot, None)
-        if postings is None:
+        entry = self._entries.pop(slot, None)
+        if entry is None:
             return
-        spans = np.diff(postings.offsets)
-        np.subtract.at(self._df, postings.term_ids, spans)
-        self._segments -= postings.lengths.size
-        self._total_length -= float(postings.lengths.sum())
+        np.subtract.at(self._df, entry.term_ids, np.diff(entry.offsets))
+        self._segments -= entry.lengths.size
+        self._total_length -= float(entry.lengths.sum())
+        self._changed()
+
+    def _changed(self) -> None:
+        self._table = self._norm = None
+        self._flat.clear()
 
     def _id(self, term: str) -> int:
         found = self._vocabulary.get(term)
@@ -106,48 +150,75 @@ class SegmentIndex:
             self._df = np.concatenate([self._df, np.zeros(self._df.size, dtype=np.int64)])
         return new
 
-    def scores(
-        self,
-        query_terms: Iterable[str],
-        slots: Iterable[int],
-        *,
-        k1: float = BM25_K1,
-        b: float = BM25_B,
-    ) -> dict[int, FloatArray]:
-        """BM25 of the query against every segment of each indexed slot in `slots` that holds
-        a query term (one array per slot, in segment order).
+    def table(self) -> SegmentTable:
+        """The flat table of every cut entry's segments (built once per change)."""
+        if self._table is None:
+            slots = np.asarray(sorted(self._entries), dtype=np.int64)
+            entries = [self._entries[s] for s in slots.tolist()]
+            counts = np.asarray([len(e.segments) for e in entries], dtype=np.int64)
+            bounds = np.zeros(counts.size + 1, dtype=np.int64)
+            np.cumsum(counts, out=bounds[1:])
+            local = np.arange(int(bounds[-1]), dtype=np.int64) - np.repeat(bounds[:-1], counts)
+
+            def flat(column: str, dtype: type) -> npt.NDArray[np.generic]:
+                parts = [getattr(e.segments, column) for e in entries]
+                return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
+
+            self._table = SegmentTable(
+                slots=slots,
+                bounds=bounds,
+                slot_of=np.repeat(slots, counts),
+                local=local,
+                tokens=flat("tokens", np.int64),  # type: ignore[arg-type]
+                errors=flat("errors", np.float64),  # type: ignore[arg-type]
+            )
+        return self._table
+
+    def _lengths_norm(self, k1: float, b: float) -> FloatArray:
+        if self._norm is None:
+            parts = [self._entries[s].lengths for s in self.table().slots.tolist()]
+            lengths = np.concatenate(parts) if parts else np.zeros(0)
+            average = self._total_length / self._segments if self._segments else 1.0
+            self._norm = k1 * (1.0 - b + b * lengths / (average or 1.0))
+        return self._norm
+
+    def _postings(self, term_id: int) -> tuple[IntArray, FloatArray]:
+        """The term's postings as flat table positions and counts (cached until a change)."""
+        found = self._flat.get(term_id)
+        if found is not None:
+            return found
+        table = self.table()
+        positions, counts = [], []
+        for k, slot in enumerate(table.slots.tolist()):
+            entry = self._entries[slot]
+            at = int(np.searchsorted(entry.term_ids, term_id))
+            if at < entry.term_ids.size and entry.term_ids[at] == term_id:
+                lo, hi = entry.offsets[at], entry.offsets[at + 1]
+                positions.append(entry.positions[lo:hi] + table.bounds[k])
+                counts.append(entry.counts[lo:hi])
+        found = (
+            np.concatenate(positions) if positions else np.zeros(0, dtype=np.int64),
+            np.concatenate(counts) if counts else np.zeros(0),
+        )
+        self._flat[term_id] = found
+        return found
+
+    def bm25(
+        self, query_terms: Iterable[str], *, k1: float = BM25_K1, b: float = BM25_B
+    ) -> FloatArray:
+        """BM25 of the query against every segment, aligned with table().
 
         Each distinct query term counts once; idf is ln(1 + (N - df + .5) / (df + .5)) with
         N the namespace's segments, as TermStats does for entries.
         """
-        ids, idfs = [], []
+        scores = np.zeros(len(self.table()), dtype=np.float64)
         for term in dict.fromkeys(query_terms):
             term_id = self._vocabulary.get(term)
             df = int(self._df[term_id]) if term_id is not None else 0
-            if df > 0:
-                ids.append(term_id)
-                idfs.append(math.log(1.0 + (self._segments - df + 0.5) / (df + 0.5)))
-        out: dict[int, FloatArray] = {}
-        if not ids:
-            return out
-        query = np.asarray(ids, dtype=np.int64)
-        order = np.argsort(query)
-        query, idf = query[order], np.asarray(idfs)[order]
-        average = self._total_length / self._segments if self._segments else 1.0
-        for slot in slots:
-            postings = self._entries.get(slot)
-            if postings is None or postings.term_ids.size == 0:
+            if term_id is None or df <= 0:
                 continue
-            at = np.searchsorted(postings.term_ids, query)
-            at = np.minimum(at, postings.term_ids.size - 1)
-            held = postings.term_ids[at] == query
-            if not held.any():
-                continue
-            scores = np.zeros(postings.lengths.size, dtype=np.float64)
-            norm = k1 * (1.0 - b + b * postings.lengths / (average or 1.0))
-            for k, weight in zip(at[held].tolist(), idf[held].tolist(), strict=True):
-                lo, hi = postings.offsets[k], postings.offsets[k + 1]
-                segments, tf = postings.segments[lo:hi], postings.counts[lo:hi]
-                scores[segments] += weight * tf * (k1 + 1.0) / (tf + norm[segments])
-            out[slot] = scores
-        return out
+            idf = math.log(1.0 + (self._segments - df + 0.5) / (df + 0.5))
+            positions, tf = self._postings(term_id)
+            norm = self._lengths_norm(k1, b)[positions]
+            scores[positions] += idf * tf * (k1 + 1.0) / (tf + norm)
+        return scores

@@ -19,7 +19,7 @@ could fit, so a 100k-entry namespace costs a few O(n) array passes plus the walk
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeAlias
 
 import numpy as np
@@ -125,7 +125,7 @@ class _Budget:
         else:
             choice = self._auto(full_cost, compressed_cost, reserve)
         if choice is None:
-            return self.offer is not None and index in self.offer.views
+            return self.offer is not None and bool(self.offer.has_hits[index])
         self._set(index, *choice)
         return True
 
@@ -243,7 +243,7 @@ def select_entries(
     offer = _usable(excerpts, pool)
     whole = pool & ~too_large
     if offer is not None:
-        whole[list(offer.only)] = False
+        whole &= ~offer.only
     budget = _Budget(options, offer)
     promised = [
         i for i in recent.tolist() if whole[i] and not _demoted(offer, i, smallest, options)
@@ -286,29 +286,12 @@ def select_entries(
 
 
 def _usable(offer: ExcerptOffer | None, pool: BoolArray) -> ExcerptOffer | None:
-    """The offer without the rows the pool lost (under min_score), or None when empty."""
-    if offer is None or not (offer.views or offer.cut):
+    """The offer for the rows still in the pool (not under min_score), or None when none of
+    them is cut."""
+    if offer is None:
         return None
-    if all(pool[row] for row in offer.views):
-        return offer
-    views = {row: v for row, v in offer.views.items() if pool[row]}
-    items = offer.items
-    keep = pool[items.row]
-    return replace(
-        offer,
-        views=views,
-        items=replace(
-            items,
-            row=items.row[keep],
-            first=items.first[keep],
-            second=items.second[keep],
-            anchor=items.anchor[keep],
-            score=items.score[keep],
-            lower_cost=items.lower_cost[keep],
-        ),
-        only=frozenset(r for r in offer.only if r in views),
-        cut=frozenset(r for r in offer.cut if pool[r]),
-    )
+    usable = offer.within(pool)
+    return usable if usable.cut.any() else None
 
 
 def _demoted(
@@ -319,7 +302,7 @@ def _demoted(
     crowd out what answers the query). It competes like any other, whole or as an excerpt."""
     return (
         offer is not None
-        and row in offer.cut
+        and bool(offer.cut[row])
         and int(smallest[row]) > WHOLE_SHARE * opts.budget_tokens
     )
 

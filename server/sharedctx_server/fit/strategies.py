@@ -478,7 +478,7 @@ def _costs_with_excerpts(
     """Each turn's cost, with oversized cut entries of too-large turns as excerpts."""
     entry_cost = smallest_cost(options.form, full, comp)
     turn_cost = _turn_costs(grouped, entry_cost)
-    if excerpts is None or not excerpts.views:
+    if excerpts is None or not len(excerpts.relevance.table):
         return turn_cost, {}
     entry_cost, plans = shrink_oversized(
         grouped.members, turn_cost, entry_cost, options.budget_tokens, excerpts

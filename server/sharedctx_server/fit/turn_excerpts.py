@@ -10,7 +10,7 @@ keep room; each cut entry larger than its share becomes an excerpt of at most th
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +20,7 @@ from sharedctx_server.fit.excerpts import (
     TURN_SHARE,
     Excerpt,
     MarkerTokens,
-    SegmentView,
+    Relevance,
     plan_excerpt,
 )
 
@@ -31,11 +31,19 @@ IntArray = npt.NDArray[np.int64]
 
 @dataclass(frozen=True, eq=False)
 class TurnExcerpts:
-    """Every eligible cut entry's segments and their relevance (zeros when nothing matches),
-    by row, and the token count of an omission marker line."""
+    """The query's relevance of the candidates' segments, and the token count of an
+    omission marker line."""
 
-    views: Mapping[int, SegmentView]
+    relevance: Relevance
     marker_tokens: MarkerTokens
+
+    def is_cut(self, row: int) -> bool:
+        """Whether `row` is a candidate cut into segments."""
+        table = self.relevance.table
+        k = int(np.searchsorted(table.slots, row))
+        return (
+            k < table.slots.size and table.slots[k] == row and bool(self.relevance.candidates[row])
+        )
 
 
 def shrink_oversized(
@@ -51,10 +59,10 @@ def shrink_oversized(
     plans: dict[int, Excerpt] = {}
     for turn in np.flatnonzero(turn_cost > budget).tolist():
         rows = list(members[turn])
-        cut = [r for r in rows if r in excerpts.views]
+        cut = [r for r in rows if excerpts.is_cut(r)]
         if not cut:
             continue
-        rest = int(sum(int(entry_cost[r]) for r in rows if r not in excerpts.views))
+        rest = int(sum(int(entry_cost[r]) for r in rows if r not in cut))
         room = min(budget - rest, int(TURN_SHARE * budget))
         # Cut entries within their share stay whole; the others share what is left.
         small = [r for r in cut if int(entry_cost[r]) <= room // len(cut)]
@@ -64,7 +72,8 @@ def shrink_oversized(
             continue
         turn_plans = {}
         for r in large:
-            plan = plan_excerpt(excerpts.views[r], room // len(large), excerpts.marker_tokens)
+            view = excerpts.relevance.view(r)
+            plan = plan_excerpt(view, room // len(large), excerpts.marker_tokens)
             if plan is None:
                 break
             turn_plans[r] = plan
