@@ -1,5 +1,5 @@
 """Fit latency at 1k / 10k / 100k entries beside Get, and Redis commands per Fit (SCORED;
-RELEVANT and RECENT p50 beside it).
+RELEVANT and RECENT p50 beside it; SCORED with excerpts off beside excerpts on).
 
 Run through `python -m benchmarks.perf --fit-sizes 1000,10000,100000` (or on its own:
 `python -m benchmarks.perf_fit`). Entries are generated texts; their embedding vectors are
@@ -7,6 +7,8 @@ written into the store before the entries (random unit vectors under the server'
 and each text's content hash), so loading 100k entries does not take 100k model runs: Put
 finds the vectors cached, exactly as it does for repeated content. Queries are real texts
 embedded by the server's model (cached after the first round, as agents repeat queries).
+One entry in LOG_EVERY is a 200-line log (cut into segments at Put, so Fit's excerpts have
+work to do); the Fits alternate excerpts on and off, and the report compares their medians.
 """
 
 from __future__ import annotations
@@ -27,11 +29,17 @@ import redis.asyncio as aioredis
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 from sharedctx_server import keys as K
+from sharedctx_server.compress import compress
 from sharedctx_server.embedding import content_hash, to_bytes
 from sharedctx_server.server import load_embedder
 from sharedctx_server.settings import Settings
+from sharedctx_server.tokens import TokenCounter
 
 from ._procs import redis_server, sharedctx_server
+from .perf_excerpts import synthetic_log
+
+# One entry in this many is a 200-line log.
+LOG_EVERY = 100
 
 _WORDS = (
     "deploy build test error config cache redis token budget agent query latency service "
@@ -54,11 +62,23 @@ class FitResult:
     # The turn strategies at the same size (end to end; no targets, for comparison).
     relevant_p50_ms: float = 0.0
     recent_p50_ms: float = 0.0
+    # SCORED with `excerpts: false`, alternating with the default Fits above.
+    fit_no_excerpts_p50_ms: float = 0.0
 
 
 def _text(rng: random.Random, i: int) -> str:
+    if i % LOG_EVERY == LOG_EVERY - 1:
+        return synthetic_log(200, seed=i)
     words = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(15, 40)))
     return f"entry {i}: {words}"
+
+
+def _embedded_text(text: str, tokens: TokenCounter) -> str:
+    """The text the server embeds for an entry of `text`: its compressed form (see
+    model.NewEntry.embedded_text), so the vector written ahead is the one Put looks up."""
+    if len(text) < 2000:
+        return text  # the short entries are never compressed
+    return compress(text, count_tokens=tokens.count).text
 
 
 async def _fill(
@@ -68,13 +88,14 @@ async def _fill(
     vectors = np.random.default_rng(count).standard_normal((count, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     texts = [_text(rng, i) for i in range(count)]
+    tokens = TokenCounter()
     emb_key = K.namespace(namespace, model_id).emb
     for start in range(0, count, 1000):
         chunk = texts[start : start + 1000]
         await direct.hset(
             emb_key,
             mapping={
-                content_hash(t): to_bytes(v)
+                content_hash(_embedded_text(t, tokens)): to_bytes(v)
                 for t, v in zip(chunk, vectors[start : start + 1000], strict=True)
             },
         )
@@ -82,7 +103,12 @@ async def _fill(
             pb.PutManyRequest(
                 namespace=namespace,
                 entries=[
-                    pb.PutRequest(key=f"e{start + j:06d}", content=t) for j, t in enumerate(chunk)
+                    pb.PutRequest(
+                        key=f"e{start + j:06d}",
+                        content=t,
+                        kind=pb.KIND_LOG if "\n" in t else pb.KIND_NOTE,
+                    )
+                    for j, t in enumerate(chunk)
                 ],
             ),
             timeout=600,
@@ -117,7 +143,7 @@ async def measure(sizes: list[int], rounds: int = 60) -> list[FitResult]:
                 await _fill(stub, direct, ns, embedder.model_id, embedder.dim, size)
                 for q in queries:  # load the namespace cache, embed the queries
                     await stub.Fit(pb.FitRequest(namespace=ns, query=q, budget_tokens=4000))
-                fit_ms, server_ms, get_ms = [], [], []
+                fit_ms, server_ms, get_ms, whole_ms = [], [], [], []
                 before = await _commandstats(direct)
                 for r in range(rounds):
                     t0 = time.perf_counter()
@@ -126,6 +152,13 @@ async def measure(sizes: list[int], rounds: int = 60) -> list[FitResult]:
                     )
                     fit_ms.append((time.perf_counter() - t0) * 1000)
                     server_ms.append(reply.server_ms)
+                    t0 = time.perf_counter()
+                    await stub.Fit(
+                        pb.FitRequest(
+                            namespace=ns, query=queries[r % 4], budget_tokens=4000, excerpts=False
+                        )
+                    )
+                    whole_ms.append((time.perf_counter() - t0) * 1000)
                 after = await _commandstats(direct)
                 turn_ms: dict[int, list[float]] = {}
                 for strategy in (pb.STRATEGY_RELEVANT, pb.STRATEGY_RECENT):
@@ -145,6 +178,7 @@ async def measure(sizes: list[int], rounds: int = 60) -> list[FitResult]:
                 # second, however many Fits run).
                 total = sum(after.values()) - sum(before.values())
                 total -= sum(after.get(c, 0) - before.get(c, 0) for c in ("info", "ping", "time"))
+                total /= 2  # two Fits a round
                 results.append(
                     FitResult(
                         entries=size,
@@ -156,6 +190,7 @@ async def measure(sizes: list[int], rounds: int = 60) -> list[FitResult]:
                         redis_commands_per_fit=round(total / rounds, 2),
                         relevant_p50_ms=round(statistics.median(turn_ms[pb.STRATEGY_RELEVANT]), 2),
                         recent_p50_ms=round(statistics.median(turn_ms[pb.STRATEGY_RECENT]), 2),
+                        fit_no_excerpts_p50_ms=round(statistics.median(whole_ms), 2),
                     )
                 )
                 print(json.dumps(asdict(results[-1])), flush=True)
@@ -188,6 +223,13 @@ def report(results: list[FitResult], embed_p50: float) -> dict[str, Any]:
     if 10_000 in by_size and 100_000 in by_size:
         ratio = by_size[100_000].fit_p50_ms / by_size[10_000].fit_p50_ms
         out["target_100k_vs_10k"] = {"ratio": round(ratio, 2), "met": ratio <= 10}
+    out["target_excerpts_vs_off"] = {
+        str(r.entries): round(r.fit_p50_ms / r.fit_no_excerpts_p50_ms, 2) for r in results
+    }
+    if 10_000 in by_size:
+        r = by_size[10_000]
+        ratio = r.fit_p50_ms / r.fit_no_excerpts_p50_ms
+        out["target_excerpts_10k"] = {"ratio": round(ratio, 2), "met": ratio <= 1.5}
     out["target_redis_commands"] = {
         "max_commands_per_fit": max(r.redis_commands_per_fit for r in results),
         "met": all(r.redis_commands_per_fit <= 2 for r in results),
