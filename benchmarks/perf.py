@@ -25,7 +25,7 @@ import redis.asyncio as aioredis
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 
-from . import perf_fit
+from . import perf_excerpts, perf_fit
 from ._procs import (
     SERVER_PIDS,
     cpu_seconds,
@@ -282,6 +282,8 @@ def main() -> None:
             asyncio.run(perf_fit.measure(sizes)), perf_fit.query_embedding_p50_ms()
         )
         print(json.dumps(fit, indent=2))
+    put_log = asyncio.run(perf_excerpts.measure_put(2000, 12))
+    print(json.dumps({"put_2000_line_log": put_log}, indent=2))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(
@@ -291,6 +293,7 @@ def main() -> None:
                 "results": [asdict(r) for r in results],
                 "ratios": summary,
                 "fit": fit,
+                "put_2000_line_log": put_log,
             },
             indent=2,
         )
