@@ -143,6 +143,17 @@ async def test_a_server_with_excerpts_off_cuts_nothing_and_returns_whole_entries
         assert all(not c.segments for c in result.explain)
 
 
+async def test_entries_stored_without_segments_are_cut_when_a_server_loads_them(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter, excerpts=False) as (_, old):
+        await put_task_outputs(old)  # as a server before excerpts would have stored them
+    async with serving(settings, token_counter) as (_, new):
+        result = await new.fit(NS, QUERY, 1000, include_content=True)
+    worker = next(e for e in result.entries if e.key == "logs/worker")
+    assert worker.form == "excerpt" and FAILING_LINE in worker.content
+
+
 async def test_replicas_give_the_same_excerpts(
     server: RunningServer, client: AsyncClient, settings: Settings, token_counter: TokenCounter
 ) -> None:

@@ -20,6 +20,11 @@ class Kind(IntEnum):
     DOCUMENT = 4
     NOTE = 5
 
+    @property
+    def hint(self) -> str | None:
+        """The lowercase name compressors and segmenters take as a hint (None: unspecified)."""
+        return None if self is Kind.UNSPECIFIED else self.name.lower()
+
 
 @dataclass(frozen=True)
 class EntryMeta:

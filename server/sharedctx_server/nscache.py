@@ -18,13 +18,15 @@ import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
 from .embedding.codec import from_bytes
+from .model import Kind, StoredEntry
 from .nsstate import NamespaceState
+from .segment import Segmenter
 from .store import Change, Store
 
 log = logging.getLogger(__name__)
@@ -65,6 +67,7 @@ class NamespaceCache:
         *,
         max_entries: int = 1_000_000,
         on_missing_vectors: MissingVectors | None = None,
+        segmenter: Segmenter | None = None,
     ) -> None:
         self._store = store
         self._dim = dim
@@ -72,6 +75,9 @@ class NamespaceCache:
         self._states: OrderedDict[str, NamespaceState] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
         self._on_missing = on_missing_vectors
+        # Cuts entries stored without segments (written before excerpts, or by a server with
+        # them off), so that they can come back as excerpts too; None: excerpts are off here.
+        self._segmenter = segmenter
         self.stats = CacheStats()
 
     @asynccontextmanager
@@ -160,6 +166,8 @@ class NamespaceCache:
             chunk = keys[start : start + _FETCH_CHUNK]
             entries = await self._store.get_many(namespace, chunk, True)
             found = [e for e in entries if e is not None]
+            if self._segmenter is not None and any(map(self._uncut, found)):
+                found = await asyncio.to_thread(self._cut, found)
             vectors = await self._store.embeddings(
                 namespace, [e.meta.content_hash or "-" for e in found]
             )
@@ -174,6 +182,35 @@ class NamespaceCache:
         missing = state.missing_vectors(shared=fresh)
         if missing and self._on_missing is not None:
             self._on_missing(namespace, missing)
+
+    def _uncut(self, entry: StoredEntry) -> bool:
+        """Whether `entry` came without segments though this server would cut it."""
+        assert self._segmenter is not None
+        meta = entry.meta
+        return (
+            not meta.segments
+            and meta.kind is not Kind.MESSAGE
+            and meta.original_tokens >= self._segmenter.config.min_tokens
+        )
+
+    def _cut(self, entries: list[StoredEntry]) -> list[StoredEntry]:
+        """`entries` with segments for those stored without (off the event loop: a long
+        entry takes a while to cut)."""
+        assert self._segmenter is not None
+        out = []
+        for entry in entries:
+            if self._uncut(entry):
+                segments = self._segmenter(
+                    entry.content,
+                    kind=entry.meta.kind.hint,
+                    tool_name=entry.meta.tool_name or None,
+                    original_tokens=entry.meta.original_tokens,
+                )
+                if segments is not None:
+                    meta = replace(entry.meta, segments=segments.pack())
+                    entry = replace(entry, meta=meta)
+            out.append(entry)
+        return out
 
     def _vector(self, raw: bytes | None) -> npt.NDArray[np.float32] | None:
         if raw is None:

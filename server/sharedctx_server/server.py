@@ -29,6 +29,7 @@ from .nscache import NamespaceCache
 from .observe import ObserveInterceptor
 from .quotas import QuotaTable
 from .redis_conn import connect
+from .segment import SegmentConfig, Segmenter
 from .servicer import SharedContextServicer
 from .settings import Settings
 from .store import Store
@@ -177,7 +178,12 @@ async def _start_serving(
         on_unavailable=metrics.redis_error if metrics is not None else None,
         quotas=quotas,
     )
-    writer = EntryWriter(settings, tokens)
+    segmenter = (
+        Segmenter(tokens.count, SegmentConfig(min_tokens=settings.excerpt_min_tokens))
+        if settings.excerpts
+        else None
+    )
+    writer = EntryWriter(settings, tokens, segmenter)
     batcher = MicroBatcher(
         TimedEncoder(embedder, metrics) if metrics is not None else embedder,
         max_batch=settings.embed_batch,
@@ -192,6 +198,7 @@ async def _start_serving(
         embedder.dim,
         max_entries=settings.cache_max_entries,
         on_missing_vectors=embeddings.schedule,
+        segmenter=segmenter,
     )
     queries = QueryCache(batcher, max_entries=settings.query_cache_entries)
     fits = FitService(

@@ -15,8 +15,8 @@ from .convert import caller_meta, event_ms_from_proto, ttl_ms
 from .embedding.codec import content_hash
 from .errors import InvalidArgument, LimitExceeded
 from .fit.factors import error_indicator, forward_references
-from .model import Kind, NewEntry
-from .segment import SegmentConfig, cut_segments
+from .model import NewEntry
+from .segment import Segmenter
 from .settings import Settings
 from .tokens import TokenCounter
 
@@ -43,10 +43,13 @@ def _fields_of(path: str) -> Iterator[None]:
 class EntryWriter:
     """Validates Put requests and fills in what the server derives (token counts, forms)."""
 
-    def __init__(self, settings: Settings, tokens: TokenCounter) -> None:
+    def __init__(
+        self, settings: Settings, tokens: TokenCounter, segmenter: Segmenter | None = None
+    ) -> None:
         self._settings = settings
         self._tokens = tokens
-        self._segments = SegmentConfig(min_tokens=settings.excerpt_min_tokens)
+        # None: excerpts are off on this server, entries are not cut.
+        self._segmenter = segmenter
 
     def check(
         self, namespace: str, requests: Sequence[pb.PutRequest], batch: bool
@@ -117,7 +120,7 @@ class EntryWriter:
         return [self._derive(e) for e in entries]
 
     def _derive(self, entry: NewEntry) -> NewEntry:
-        kind = None if entry.meta.kind == Kind.UNSPECIFIED else entry.meta.kind.name.lower()
+        kind = entry.meta.kind.hint
         if entry.compressed is None:
             # The server's own compressed form; a caller-supplied one always wins.
             result = compress(
@@ -142,14 +145,12 @@ class EntryWriter:
             compressed = self._tokens.count(entry.compressed)
         refs = forward_references(entry.content)
         segments = None
-        if self._settings.excerpts:
-            segments = cut_segments(
+        if self._segmenter is not None:
+            segments = self._segmenter(
                 entry.content,
                 kind=kind,
                 tool_name=entry.meta.tool_name or None,
                 original_tokens=original,
-                count_tokens=self._tokens.count,
-                config=self._segments,
             )
         meta = replace(
             entry.meta,

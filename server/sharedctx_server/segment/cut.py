@@ -26,7 +26,7 @@ from ..compress import detect
 from ..fit.error_signal import error_indicator
 from ..fit.segments import Segments
 
-__all__ = ["DEFAULT_SEGMENTS", "SegmentConfig", "cut_segments", "text_lines"]
+__all__ = ["DEFAULT_SEGMENTS", "SegmentConfig", "Segmenter", "cut_segments", "text_lines"]
 
 
 @dataclass(frozen=True)
@@ -101,6 +101,28 @@ def cut_segments(
         # which for most log lines they do not (one pass over the whole text measured slower).
         errors=np.asarray([error_indicator(t) for t in texts], dtype=np.float64),
     )
+
+
+class Segmenter:
+    """cut_segments with the server's token counter and configuration, for the write path
+    and for the namespace cache (which cuts entries written without segments)."""
+
+    def __init__(self, count_tokens: Callable[[str], int], config: SegmentConfig) -> None:
+        self._count = count_tokens
+        self.config = config
+
+    def __call__(
+        self, text: str, *, kind: str | None, tool_name: str | None, original_tokens: int
+    ) -> Segments | None:
+        """The segments of an entry's full form, or None when it is not cut."""
+        return cut_segments(
+            text,
+            kind=kind,
+            tool_name=tool_name,
+            original_tokens=original_tokens,
+            count_tokens=self._count,
+            config=self.config,
+        )
 
 
 def _records(lines: list[str]) -> list[int]:
