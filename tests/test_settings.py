@@ -43,3 +43,16 @@ async def test_an_unknown_embedding_compute_mode_stops_the_start_naming_the_choi
     with pytest.raises(ConfigError, match="int8, fp32; got 'fp16'"):
         await start(settings)
     assert not (tmp_path / "never-created").exists()
+
+
+async def test_a_negative_excerpt_minimum_stops_the_start() -> None:
+    from sharedctx_server.errors import ConfigError
+    from sharedctx_server.server import start
+
+    with pytest.raises(ConfigError, match="excerpt_min_tokens"):
+        await start(Settings.from_env({"SHAREDCTX_EXCERPT_MIN_TOKENS": "-1"}))
+
+
+def test_excerpt_settings_come_from_the_environment_and_flags() -> None:
+    s = Settings.from_env({"SHAREDCTX_EXCERPTS": "false"}, excerpt_min_tokens=64)
+    assert (s.excerpts, s.excerpt_min_tokens) == (False, 64)

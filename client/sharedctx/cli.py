@@ -55,6 +55,15 @@ def _serve_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-level", default=os.environ.get("SHAREDCTX_LOG_LEVEL", "INFO"))
     p.add_argument("--log-format", choices=("text", "json"), help="log lines as text or JSON lines")
     p.add_argument("--metrics-listen", help="HOST:PORT for Prometheus /metrics (off when unset)")
+    p.add_argument(
+        "--excerpts",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="cut large entries into segments at Put so Fit can return excerpts (default on)",
+    )
+    p.add_argument(
+        "--excerpt-min-tokens", type=int, help="smallest entry cut into segments (default 256)"
+    )
     quota = p.add_argument_group("per-namespace quotas (0 = unlimited; see the README)")
     quota.add_argument("--namespace-max-entries", type=int, help="most entries per namespace")
     quota.add_argument("--namespace-max-bytes", type=int, help="most content bytes per namespace")
@@ -191,6 +200,8 @@ def _serve(args: argparse.Namespace) -> int:
         insecure=args.insecure,
         log_format=args.log_format,
         metrics_listen=args.metrics_listen,
+        excerpts=args.excerpts,
+        excerpt_min_tokens=args.excerpt_min_tokens,
         namespace_max_entries=args.namespace_max_entries,
         namespace_max_bytes=args.namespace_max_bytes,
         quota_policy=args.quota_policy,

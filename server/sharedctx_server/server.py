@@ -144,6 +144,8 @@ async def start(
     # Before anything starts: an open server on a network address must be asked for explicitly.
     check_listen_is_safe(settings)
     _compute_mode(settings)
+    if settings.excerpt_min_tokens < 0:
+        raise ConfigError(f"excerpt_min_tokens must be >= 0; got {settings.excerpt_min_tokens}")
     embedded = None
     url = settings.redis_url
     if not url:
