@@ -106,15 +106,13 @@ def test_prose_is_cut_into_paragraphs_with_headings_and_fences_kept_whole() -> N
 
 
 def test_long_groups_are_split_within_the_line_and_character_caps() -> None:
-    text = "start\n" + "".join(f"  continuation {i}\n" for i in range(100))
+    text = "".join(f"A long paragraph goes on, line {i} of it.\n" for i in range(100))
     config = SegmentConfig(min_tokens=0, max_lines=10, max_chars=10_000)
-    segments = cut(text, "log", config)
-    assert segments is not None and int(segments.lines.max()) == 10
+    segments = cut(text, "document", config)
+    assert segments is not None and segments.lines.tolist() == [10] * 10
     config = SegmentConfig(min_tokens=0, max_lines=1000, max_chars=100)
-    segments = cut(text, "log", config)
-    assert segments is not None
-    for part in groups(text, "log", config):
-        assert len(part) + 1 <= 100 or "\n" not in part
+    for part in groups(text, "document", config):
+        assert len(part) + 1 <= 100
 
 
 def test_messages_small_entries_and_single_lines_are_not_cut() -> None:
@@ -161,3 +159,14 @@ def test_segments_cover_every_line_once_and_count_their_text_exactly(
     ]
     assert "".join(pieces).rstrip("\n") == text.rstrip("\n") or text.endswith("\n\n")
     assert segments.tokens.tolist() == [TOKENS.count(p) for p in pieces]
+
+
+def test_output_indented_throughout_is_cut_line_by_line_with_tracebacks_kept() -> None:
+    records = [f"  worker {i}: job {i} done in {i * 3} ms" for i in range(6)]
+    trace = ["  Traceback (most recent call last):", '  File "/srv/app/jobs.py", line 9, in run']
+    text = "\n".join([*records, *trace, "  worker 7: job 7 done"]) + "\n"
+    assert groups(text, "log") == [
+        *records[:5],
+        "\n".join([records[5], *trace]),
+        "  worker 7: job 7 done",
+    ]

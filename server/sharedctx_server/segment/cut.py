@@ -43,10 +43,14 @@ class SegmentConfig:
 
 DEFAULT_SEGMENTS = SegmentConfig()
 
-_CONTINUATION = re.compile(
-    r"^(?:[ \t]|Traceback \(most recent call last\)|During handling of the above exception"
-    r"|The above exception was the direct cause|Caused by:|\.\.\. \d+ (?:more|common frames))"
+_TRACE_LINE = (
+    r"Traceback \(most recent call last\)|During handling of the above exception"
+    r"|The above exception was the direct cause|Caused by:|\.\.\. \d+ (?:more|common frames)"
 )
+_CONTINUATION = re.compile(rf"^(?:[ \t]|{_TRACE_LINE})")
+# Stack frames and traceback lines only (indented or not): for output indented throughout.
+_FRAME = r"at [\w$.<>/\[\]-]+\(|File \"[^\"]+\", line \d+"
+_TRACE_CONTINUATION = re.compile(rf"^\s*(?:{_TRACE_LINE}|{_FRAME})")
 _TRACE_START = re.compile(r"^\s*(?:Traceback \(most recent call last\)|at |File \")")
 # The unindented line that ends a Python traceback: `ValueError: bad`, `KeyboardInterrupt`.
 _TRACE_END = re.compile(r"^[A-Za-z_][\w.]*(?::\s|:?$)")
@@ -127,11 +131,15 @@ class Segmenter:
 
 def _records(lines: list[str]) -> list[int]:
     """First line of each record: a line starts one unless it continues the one before."""
+    # Where most lines are indented, indentation is the output's layout, not a continuation.
+    nonblank = [line for line in lines if line.strip()]
+    indented = sum(1 for line in nonblank if line[:1] in (" ", "\t"))
+    continuation = _CONTINUATION if 2 * indented <= len(nonblank) else _TRACE_CONTINUATION
     starts = [0]
     in_trace = False
     for i in range(1, len(lines)):
         line = lines[i]
-        if not line.strip() or _CONTINUATION.match(line):
+        if not line.strip() or continuation.match(line):
             in_trace = in_trace or bool(_TRACE_START.match(line))
             continue
         if in_trace and _TRACE_END.match(line):
