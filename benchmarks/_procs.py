@@ -91,6 +91,16 @@ def sharedctx_server(
     return subprocess_server(["sharedctx.cli", "serve", "--redis-url", redis_url, *extra], env)
 
 
+async def target_or_own_server(stack: contextlib.AsyncExitStack, target: str | None) -> str:
+    """`target` when given, else the address of a private Valkey and `sharedctx serve`
+    started on `stack` (stopped when it closes)."""
+    if target:
+        return target
+    valkey = await stack.enter_async_context(redis_server())
+    port = await stack.enter_async_context(sharedctx_server(valkey.url))
+    return f"127.0.0.1:{port}"
+
+
 def echo_server() -> contextlib.AbstractAsyncContextManager[int]:
     """The bare grpc.aio echo server (benchmarks/echo_server.py)."""
     return subprocess_server(["benchmarks.echo_server"])

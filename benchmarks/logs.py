@@ -41,7 +41,7 @@ from sharedctx_server.fit.lexical import TermStats, lexical_terms
 from sharedctx_server.tokens import TokenCounter
 
 from ._plot import line_plot_png
-from ._procs import redis_server, sharedctx_server
+from ._procs import target_or_own_server
 from .quality import Progress
 
 NAMESPACE = "bench/loghub"
@@ -252,11 +252,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         modes["whole_entries"] = {"excerpts": False}
     reference = LineBM25([line for f in folders for line in read_log(f)], tokens)
     async with AsyncExitStack() as stack:
-        target = args.target
-        if not target:
-            valkey = await stack.enter_async_context(redis_server())
-            port = await stack.enter_async_context(sharedctx_server(valkey.url))
-            target = f"127.0.0.1:{port}"
+        target = await target_or_own_server(stack, args.target)
         client = await stack.enter_async_context(AsyncClient(target, timeout=300))
         entries = await load(client, folders)
         report = await evaluate(client, questions, budgets, tokens, modes, reference)

@@ -30,7 +30,7 @@ from typing import Any
 from sharedctx import AsyncClient, PutItem
 
 from ._plot import line_plot_png
-from ._procs import redis_server, sharedctx_server
+from ._procs import target_or_own_server
 
 _EVIDENCE = re.compile(r"D(\d+):(\d+)")
 _SESSION = re.compile(r"session_(\d+)$")
@@ -230,11 +230,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     budgets = [int(b) for b in args.budgets.split(",")]
     strategies = [s.strip() for s in args.strategies.split(",")]
     async with AsyncExitStack() as stack:
-        target = args.target
-        if not target:
-            valkey = await stack.enter_async_context(redis_server())
-            port = await stack.enter_async_context(sharedctx_server(valkey.url))
-            target = f"127.0.0.1:{port}"
+        target = await target_or_own_server(stack, args.target)
         client = await stack.enter_async_context(AsyncClient(target, timeout=120))
         keys = await load(client, samples)
         report = await evaluate(client, samples, keys, budgets, strategies)

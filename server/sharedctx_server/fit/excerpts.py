@@ -89,18 +89,12 @@ class SegmentView:
     segments: Segments
     relevance: FloatArray
 
-    @property
-    def best(self) -> float:
-        """The relevance of its best segment (0 when nothing matches)."""
-        return float(self.relevance.max()) if self.relevance.size else 0.0
-
 
 class Excerpt:
     """The segments chosen from one entry (ascending) and the excerpt's tokens: theirs plus
     one omission marker per run of left-out lines, before, between and after them."""
 
     def __init__(self, segments: Segments, marker_tokens: MarkerTokens) -> None:
-        self._segments = segments
         self._marker = marker_tokens
         self._starts: list[int] = segments.starts.tolist()
         self._lines: list[int] = segments.lines.tolist()
@@ -108,9 +102,6 @@ class Excerpt:
         self._total = segments.total_lines
         self.covered: list[int] = []
         self.tokens = 0
-
-    def __len__(self) -> int:
-        return len(self.covered)
 
     def _gap_cost(self, first_line: int, end_line: int) -> int:
         return int(self._marker(end_line - first_line)) if end_line > first_line else 0
