@@ -18,7 +18,7 @@ from pathlib import Path
 import grpc
 import redis.asyncio as aioredis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from sharedctx_server.embedded import EmbeddedRedis, free_port
+from sharedctx_server.state.embedded import EmbeddedRedis, free_port
 
 
 @contextlib.asynccontextmanager
@@ -131,7 +131,7 @@ class RestartableRedis:
 
     async def start(self, timeout: float = 60.0) -> float:
         """Start on the same port and data; seconds until it answered PING (AOF replay included)."""
-        from sharedctx_server.embedded import server_binary
+        from sharedctx_server.state.embedded import server_binary
 
         self.data_dir.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()

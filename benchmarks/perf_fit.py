@@ -28,11 +28,11 @@ import numpy as np
 import redis.asyncio as aioredis
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
-from sharedctx_server import keys as K
 from sharedctx_server.compress import compress
 from sharedctx_server.embedding import content_hash, to_bytes
 from sharedctx_server.server import load_embedder
 from sharedctx_server.settings import Settings
+from sharedctx_server.state import keys as K
 from sharedctx_server.tokens import TokenCounter
 
 from ._procs import redis_server, sharedctx_server

@@ -29,7 +29,7 @@ from sharedctx_server.fit import (
     select_entries,
 )
 from sharedctx_server.model import EntryMeta, Kind, Stamp, StoredEntry
-from sharedctx_server.nsstate import EPOCH_MS, NamespaceState
+from sharedctx_server.state.nsstate import EPOCH_MS, NamespaceState
 from sharedctx_server.tokens import TokenCounter
 
 from .quality import evidence_of, turn_items

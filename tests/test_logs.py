@@ -12,8 +12,8 @@ import grpc
 import pytest
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
-from sharedctx_server import logs
-from sharedctx_server.observe import REQUEST_ID_HEADER
+from sharedctx_server.edge import logs
+from sharedctx_server.edge.observe import REQUEST_ID_HEADER
 from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
 
@@ -111,7 +111,7 @@ async def test_request_id_reaches_log_records_and_trailing_metadata(
     settings: Settings, token_counter: TokenCounter
 ) -> None:
     collect = Collect()
-    observe_log = logging.getLogger("sharedctx_server.observe")
+    observe_log = logging.getLogger("sharedctx_server.edge.observe")
     observe_log.addHandler(collect)
     level = observe_log.level
     observe_log.setLevel(logging.DEBUG)  # its per-call line is DEBUG

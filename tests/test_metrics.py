@@ -10,8 +10,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 from sharedctx import NotFoundError, PutItem, SharedCtxError
+from sharedctx_server.edge.metrics import parse_listen
 from sharedctx_server.errors import ConfigError
-from sharedctx_server.metrics import parse_listen
 from sharedctx_server.server import RunningServer
 from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter

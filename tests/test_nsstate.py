@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from sharedctx_server import nsstate
 from sharedctx_server.model import EntryMeta, Stamp, StoredEntry
-from sharedctx_server.nsstate import NamespaceState
+from sharedctx_server.state import nsstate
+from sharedctx_server.state.nsstate import NamespaceState
 
 
 def entry(key: str, seq: int) -> StoredEntry:

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 from sharedctx import AsyncClient, Change, NotFoundError, PutItem, ResourceExhaustedError
-from sharedctx_server import keys as K
 from sharedctx_server.errors import ConfigError
-from sharedctx_server.quotas import Quota, QuotaTable
 from sharedctx_server.server import RunningServer, start
 from sharedctx_server.settings import Settings
+from sharedctx_server.state import keys as K
+from sharedctx_server.state.quotas import Quota, QuotaTable
 from sharedctx_server.tokens import TokenCounter
 
 from .support.models import shared_embedder

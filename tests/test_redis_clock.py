@@ -6,8 +6,8 @@ import asyncio
 import time
 
 import redis
-from sharedctx_server.redis_clock import RedisClock
 from sharedctx_server.server import RunningServer
+from sharedctx_server.state.redis_clock import RedisClock
 
 from .support.redis_monitor import client_commands
 

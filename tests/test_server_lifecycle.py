@@ -15,9 +15,9 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from sharedctx import AsyncClient, CancelledError, SharedCtxError, UnavailableError
-from sharedctx_server.embedded import free_port
 from sharedctx_server.server import SERVICE_NAME
 from sharedctx_server.settings import Settings
+from sharedctx_server.state.embedded import free_port
 from sharedctx_server.tokens import TokenCounter
 
 from .support.redis_servers import LocalRedis

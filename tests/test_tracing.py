@@ -9,10 +9,10 @@ import grpc
 import pytest
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
-from sharedctx_server.observe import REQUEST_ID_HEADER
+from sharedctx_server.edge.observe import REQUEST_ID_HEADER
+from sharedctx_server.edge.tracing import Tracing
 from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
-from sharedctx_server.tracing import Tracing
 
 from .support.servers import serving
 
@@ -81,7 +81,7 @@ def test_without_the_packages_tracing_says_so_once_and_stays_off(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setitem(sys.modules, "opentelemetry.sdk.trace", None)  # import fails
-    with caplog.at_level(logging.WARNING, logger="sharedctx_server.tracing"):
+    with caplog.at_level(logging.WARNING, logger="sharedctx_server.edge.tracing"):
         assert Tracing.from_env({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}) is None
     (record,) = caplog.records
     assert "tracing is unavailable" in record.getMessage()

@@ -173,8 +173,8 @@ def _serve(args: argparse.Namespace) -> int:
     import asyncio
 
     try:
+        from sharedctx_server.edge.logs import configure as configure_logging
         from sharedctx_server.errors import ConfigError
-        from sharedctx_server.logs import configure as configure_logging
         from sharedctx_server.server import serve
         from sharedctx_server.settings import Settings
     except ImportError:

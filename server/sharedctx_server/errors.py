@@ -1,6 +1,6 @@
 """Domain errors: small, named, free of transport concerns.
 
-The server boundary (`sharedctx_server.status`) is the one place that turns these into gRPC
+The server boundary (`sharedctx_server.edge.status`) is the one place that turns these into gRPC
 status codes; nothing below it imports grpc.
 """
 

@@ -16,28 +16,28 @@ from grpc_reflection.v1alpha import reflection
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 
-from . import tls
-from .auth import check_listen_is_safe
-from .embedded import EmbeddedRedis
+from .edge.interceptors import server_interceptors
+from .edge.metrics import Metrics, MetricsServer, TimedEncoder
+from .edge.observe import ObserveInterceptor
+from .edge.servicer import SharedContextServicer
+from .edge.tracing import Tracing
 from .embedding import Compute, Embedder, MicroBatcher, ModelSpec, QueryCache, check_compute
-from .entry_embeddings import EntryEmbeddings
 from .errors import ConfigError
-from .fitting import FitService
-from .interceptors import server_interceptors
-from .metrics import Metrics, MetricsServer, TimedEncoder
-from .nscache import NamespaceCache
-from .observe import ObserveInterceptor
-from .quotas import QuotaTable
-from .redis_conn import connect
+from .security import tls
+from .security.auth import check_listen_is_safe
 from .segment import SegmentConfig, Segmenter
-from .servicer import SharedContextServicer
+from .services.entry_embeddings import EntryEmbeddings
+from .services.fitting import FitService
+from .services.watch import ChangeFeed
+from .services.writer import EntryWriter
+from .services.writes import WritePath
 from .settings import Settings
-from .store import Store
+from .state.embedded import EmbeddedRedis
+from .state.nscache import NamespaceCache
+from .state.quotas import QuotaTable
+from .state.redis_conn import connect
+from .state.store import Store
 from .tokens import TokenCounter
-from .tracing import Tracing
-from .watch import ChangeFeed
-from .writer import EntryWriter
-from .writes import WritePath
 
 log = logging.getLogger(__name__)
 

@@ -57,7 +57,7 @@ class Settings:
     change_log_max: int = 10_000
     # Expired index members removed per write (bounded so a write never does unbounded work).
     sweep_batch: int = 100
-    # Per-namespace quotas (see quotas.py): defaults for every namespace (0 = unlimited), what a
+    # Per-namespace quotas (see state/quotas.py): defaults for every namespace (0 = unlimited), what a
     # full namespace does ("reject" or "evict_oldest"), and a JSON file of per-prefix overrides.
     namespace_max_entries: int = 0
     namespace_max_bytes: int = 0
@@ -93,7 +93,7 @@ class Settings:
     excerpt_min_tokens: int = 256
     # Namespace cache for Fit: most entries held in memory across namespaces.
     cache_max_entries: int = 1_000_000
-    # Security (see sharedctx_server.auth and .tls). Without auth_tokens or jwt_key, every
+    # Security (see sharedctx_server.security.auth and .tls). Without auth_tokens or jwt_key, every
     # caller may do everything, so `serve` only allows that on loopback unless `insecure`.
     auth_tokens: Path | None = None
     # How often, at most, the token file is checked for changes (0 = read once at start).

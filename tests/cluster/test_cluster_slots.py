@@ -6,8 +6,8 @@ from collections import defaultdict
 
 from redis.asyncio import RedisCluster
 from sharedctx import AsyncClient, PutItem
-from sharedctx_server import keys
 from sharedctx_server.server import RunningServer
+from sharedctx_server.state import keys
 
 from ..support.redis_cluster import LocalCluster
 

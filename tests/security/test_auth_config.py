@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sharedctx_server.auth import Authenticator, Grant, TokenTable
 from sharedctx_server.errors import ConfigError, PermissionDenied, Unauthenticated
+from sharedctx_server.security.auth import Authenticator, Grant, TokenTable
 from sharedctx_server.settings import Settings
 
 GOOD: dict[str, Any] = {

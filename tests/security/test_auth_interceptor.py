@@ -13,8 +13,8 @@ from pathlib import Path
 import grpc
 import pytest
 from sharedctx.v1 import sharedctx_pb2 as pb
-from sharedctx_server.auth import Authenticator, TokenTable
-from sharedctx_server.interceptors import AuthInterceptor, DecodeGuard, current_principal
+from sharedctx_server.edge.interceptors import AuthInterceptor, DecodeGuard, current_principal
+from sharedctx_server.security.auth import Authenticator, TokenTable
 
 from .conftest import READER, WRITER
 

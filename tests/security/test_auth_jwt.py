@@ -11,8 +11,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from sharedctx import AsyncClient, PermissionDeniedError, UnauthenticatedError
-from sharedctx_server.auth_jwt import JwtVerifier
 from sharedctx_server.errors import ConfigError
+from sharedctx_server.security.auth_jwt import JwtVerifier
 from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sharedctx_server.auth import check_listen_is_safe, is_loopback
 from sharedctx_server.errors import ConfigError
+from sharedctx_server.security.auth import check_listen_is_safe, is_loopback
 from sharedctx_server.server import start
 from sharedctx_server.settings import Settings
 

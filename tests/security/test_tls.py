@@ -13,8 +13,8 @@ from sharedctx import AsyncClient, UnavailableError
 from sharedctx.cli import main
 from sharedctx.errors import PermissionDeniedError, UnauthenticatedError
 from sharedctx_server.errors import ConfigError
+from sharedctx_server.security.tls import server_credentials
 from sharedctx_server.settings import Settings
-from sharedctx_server.tls import server_credentials
 from sharedctx_server.tokens import TokenCounter
 
 from ..support.servers import serving
@@ -159,7 +159,7 @@ async def test_a_verified_certificate_without_an_entry_or_token_is_unauthenticat
 def test_client_cert_entries_need_client_certificate_verification(
     pki: Pki, token_file: Path
 ) -> None:
-    from sharedctx_server.auth import Authenticator
+    from sharedctx_server.security.auth import Authenticator
 
     settings = Settings(tls_cert=pki.server.cert, tls_key=pki.server.key)
     with pytest.raises(ConfigError, match="--tls-client-ca"):

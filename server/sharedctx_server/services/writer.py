@@ -9,16 +9,16 @@ from dataclasses import replace
 
 from sharedctx.v1 import sharedctx_pb2 as pb
 
-from . import validation as V
-from .compress import compress, looks_binary
-from .convert import caller_meta, event_ms_from_proto, ttl_ms
-from .embedding.codec import content_hash
-from .errors import InvalidArgument, LimitExceeded
-from .fit.factors import error_indicator, forward_references
-from .model import NewEntry
-from .segment import Segmenter
-from .settings import Settings
-from .tokens import TokenCounter
+from ..compress import compress, looks_binary
+from ..edge import validation as V
+from ..edge.convert import caller_meta, event_ms_from_proto, ttl_ms
+from ..embedding.codec import content_hash
+from ..errors import InvalidArgument, LimitExceeded
+from ..fit.factors import error_indicator, forward_references
+from ..model import NewEntry
+from ..segment import Segmenter
+from ..settings import Settings
+from ..tokens import TokenCounter
 
 # Token counting of larger batches moves off the event loop so other RPCs keep flowing.
 _OFFLOAD_BYTES = 64 * 1024

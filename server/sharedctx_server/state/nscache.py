@@ -23,10 +23,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from .embedding.codec import from_bytes
-from .model import Kind, StoredEntry
+from ..embedding.codec import from_bytes
+from ..model import Kind, StoredEntry
+from ..segment import Segmenter
 from .nsstate import NamespaceState
-from .segment import Segmenter
 from .store import Change, Store
 
 log = logging.getLogger(__name__)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import ConfigError, Unauthenticated
+from ..settings import Settings
 from .auth import Grant
-from .errors import ConfigError, Unauthenticated
-from .settings import Settings
 
 # Clock skew tolerated between the token issuer and this server.
 LEEWAY_SECONDS = 30

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import grpc
 
-from .errors import ConfigError
-from .settings import Settings
+from ..errors import ConfigError
+from ..settings import Settings
 
 
 def _read(path: Path, what: str) -> bytes:

@@ -16,9 +16,15 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
-from .auth import CERT_NAME_KINDS, OPEN_SERVICES, Authenticator, cert_name, required_permission
-from .errors import InvalidArgument, PermissionDenied, Unauthenticated
-from .settings import Settings
+from ..errors import InvalidArgument, PermissionDenied, Unauthenticated
+from ..security.auth import (
+    CERT_NAME_KINDS,
+    OPEN_SERVICES,
+    Authenticator,
+    cert_name,
+    required_permission,
+)
+from ..settings import Settings
 from .status import abort_with_error
 
 log = logging.getLogger(__name__)

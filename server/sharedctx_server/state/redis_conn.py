@@ -24,7 +24,7 @@ from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.maint_notifications import MaintNotificationsConfig
 
-from .settings import Settings
+from ..settings import Settings
 
 
 def connect(url: str, settings: Settings) -> Any:

@@ -16,11 +16,11 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
-from .embedding.batcher import MicroBatcher
-from .embedding.codec import content_hash, to_bytes
-from .errors import SharedCtxError
-from .model import NewEntry
-from .store import Store
+from ..embedding.batcher import MicroBatcher
+from ..embedding.codec import content_hash, to_bytes
+from ..errors import SharedCtxError
+from ..model import NewEntry
+from ..state.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ class Script:
 
 
 def _read(name: str) -> str:
-    return files("sharedctx_server").joinpath("lua", f"{name}.lua").read_text("utf-8")
+    return files("sharedctx_server.state").joinpath("lua", f"{name}.lua").read_text("utf-8")
 
 
 def _make(name: str, source: str) -> Script:

@@ -6,8 +6,8 @@ import math
 import re
 from collections.abc import Sequence
 
-from .errors import InvalidArgument, LimitExceeded
-from .settings import Limits
+from ..errors import InvalidArgument, LimitExceeded
+from ..settings import Limits
 
 _NAMESPACE_RE = re.compile(r"[A-Za-z0-9._:/-]+")
 # C0 and C1 control characters, DEL included.

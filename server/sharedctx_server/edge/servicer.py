@@ -8,16 +8,16 @@ import grpc
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 
+from ..errors import InvalidArgument
+from ..services.entry_embeddings import EntryEmbeddings
+from ..services.fitting import FitService
+from ..services.watch import ChangeFeed
+from ..services.writes import WritePath
+from ..settings import Settings
+from ..state.store import Store
 from . import validation as V
 from .convert import entry_to_proto, ms_to_timestamp, stored_to_proto
-from .entry_embeddings import EntryEmbeddings
-from .errors import InvalidArgument
-from .fitting import FitService
-from .settings import Settings
 from .status import maps_errors, maps_stream_errors
-from .store import Store
-from .watch import ChangeFeed
-from .writes import WritePath
 
 _OPS = {
     "put": pb.ChangeEvent.OP_PUT,

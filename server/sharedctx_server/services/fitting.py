@@ -20,11 +20,11 @@ import numpy as np
 import numpy.typing as npt
 from sharedctx.v1 import sharedctx_pb2 as pb
 
-from . import validation as V
-from .convert import ms_to_timestamp
-from .embedding.query_cache import QueryCache
-from .errors import InvalidArgument, LimitExceeded
-from .fit import (
+from ..edge import validation as V
+from ..edge.convert import ms_to_timestamp
+from ..embedding.query_cache import QueryCache
+from ..errors import InvalidArgument, LimitExceeded
+from ..fit import (
     FACTORS,
     ConversationEntry,
     Fill,
@@ -54,13 +54,13 @@ from .fit import (
     smallest_cost,
     update_turns,
 )
-from .model import Kind
-from .nscache import NamespaceCache
-from .nsstate import EPOCH_MS, NamespaceState, SlotInfo
-from .segment import text_lines
-from .settings import Settings
-from .store import Store
-from .tokens import TokenCounter
+from ..model import Kind
+from ..segment import text_lines
+from ..settings import Settings
+from ..state.nscache import NamespaceCache
+from ..state.nsstate import EPOCH_MS, NamespaceState, SlotInfo
+from ..state.store import Store
+from ..tokens import TokenCounter
 
 log = logging.getLogger(__name__)
 

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 from sharedctx.v1 import sharedctx_pb2 as pb
 
+from ..model import NewEntry, Stamp
+from ..state.store import Store, VectorsGone
 from .entry_embeddings import EntryEmbeddings
-from .model import NewEntry, Stamp
-from .store import Store, VectorsGone
 from .writer import EntryWriter
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from .errors import InvalidArgument, LogTrimmed
-from .store import Change, Store
+from ..errors import InvalidArgument, LogTrimmed
+from ..state.store import Change, Store
 
 # How long one blocking read waits before checking whether the server is stopping.
 _BLOCK_MS = 1000

@@ -15,14 +15,14 @@ from typing import Any, TypeVar, cast
 import numpy as np
 import numpy.typing as npt
 
-from .fit.factors import token_density_scores
-from .fit.lexical import TermStats, lexical_terms
-from .fit.neighbours import Neighbours, thread_neighbours
-from .fit.scoring import Candidates
-from .fit.segment_index import SegmentIndex
-from .fit.segments import Segments
-from .model import Kind, StoredEntry
-from .segment import text_lines
+from ..fit.factors import token_density_scores
+from ..fit.lexical import TermStats, lexical_terms
+from ..fit.neighbours import Neighbours, thread_neighbours
+from ..fit.scoring import Candidates
+from ..fit.segment_index import SegmentIndex
+from ..fit.segments import Segments
+from ..model import Kind, StoredEntry
+from ..segment import text_lines
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -7,10 +7,10 @@ from typing import Any, cast
 from google.protobuf.timestamp_pb2 import Timestamp
 from sharedctx.v1 import sharedctx_pb2 as pb
 
+from ..errors import InvalidArgument
+from ..model import EntryMeta, Kind, Stamp, StoredEntry
+from ..settings import Limits, Settings
 from . import validation as V
-from .errors import InvalidArgument
-from .model import EntryMeta, Kind, Stamp, StoredEntry
-from .settings import Limits, Settings
 
 
 def ms_to_timestamp(ms: int) -> Timestamp:

@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from .errors import ConfigError, PermissionDenied, Unauthenticated
-from .settings import Settings
+from ..errors import ConfigError, PermissionDenied, Unauthenticated
+from ..settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -407,7 +407,7 @@ class Authenticator:
         )
         jwt = None
         if settings.jwt_key is not None:
-            from .auth_jwt import JwtVerifier  # PyJWT is only needed when JWTs are used
+            from .auth_jwt import JwtVerifier
 
             jwt = JwtVerifier.from_settings(settings)
         elif settings.jwt_issuer or settings.jwt_audience:

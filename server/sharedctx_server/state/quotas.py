@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from .errors import ConfigError, LimitExceeded
-from .settings import Settings
+from ..errors import ConfigError, LimitExceeded
+from ..settings import Settings
 
 Policy = Literal["reject", "evict_oldest"]
 POLICIES: tuple[Policy, ...] = ("reject", "evict_oldest")

@@ -13,7 +13,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 from sharedctx.v1 import sharedctx_pb2 as pb
 
-from .errors import (
+from ..errors import (
     InvalidArgument,
     LimitExceeded,
     LogTrimmed,

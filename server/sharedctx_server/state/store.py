@@ -14,14 +14,14 @@ from redis.exceptions import ClusterError, SlotNotCoveredError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from ..errors import InvalidArgument, NotFound, StoreUnavailable, VersionConflict
+from ..model import EntryMeta, NamespaceStats, NewEntry, Stamp, StoredEntry
+from ..settings import Settings
 from . import keys as K
-from .errors import InvalidArgument, NotFound, StoreUnavailable, VersionConflict
-from .model import EntryMeta, NamespaceStats, NewEntry, Stamp, StoredEntry
 from .quotas import Quota, QuotaTable
 from .redis_clock import RedisClock
 from .redis_conn import ping
 from .scripts import Scripts
-from .settings import Settings
 
 # Keys' page scans stop after this many rounds of expired members and hand back a cursor.
 _KEYS_SCAN_ROUNDS = 8
