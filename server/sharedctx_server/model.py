@@ -42,7 +42,7 @@ class EntryMeta:
     original_bytes: int = 0
     compressed_bytes: int = 0
     compressor: str = "none"
-    # Derived at put time for Fit (specs/fit.md): graded error evidence, {{ref}} markers and
+    # Derived at put time for Fit (docs/fit.md): graded error evidence, {{ref}} markers and
     # their aliases, keys this entry references through {{<key>}}, and the sha256 of the text
     # that was embedded (the embedding's key).
     error_score: float = 0.0

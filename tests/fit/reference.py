@@ -20,7 +20,7 @@ def select_reference(
     eligible: Sequence[bool],
     texts: Sequence[str] | None = None,
 ) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
-    """(indices chronological, ranks, forms, tokens, reasons) as specs/fit.md describes."""
+    """(indices chronological, ranks, forms, tokens, reasons) as docs/fit.md describes."""
     n = len(scores)
     s = [-math.inf if math.isnan(x) else x for x in scores]
     reasons = [int(Reason.BUDGET)] * n

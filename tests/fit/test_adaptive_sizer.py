@@ -1,4 +1,4 @@
-"""The adaptive sizer as specs/adaptive_sizer.md states it (parity: test_sizer_parity.py)."""
+"""The adaptive sizer as docs/adaptive-sizer.md states it (parity: test_sizer_parity.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Relevance-based turn selection (specs/relevance.md), including the kit's own test cases."""
+"""Relevance-based turn selection (docs/relevance.md), including the kit's own test cases."""
 
 from __future__ import annotations
 

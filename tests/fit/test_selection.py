@@ -1,4 +1,4 @@
-"""Selection: filling the budget from scored candidates (specs/fit.md, "Selection")."""
+"""Selection: filling the budget from scored candidates (docs/fit.md, "Selection")."""
 
 from __future__ import annotations
 

@@ -84,7 +84,7 @@ from sharedctx_server.fit.turn_excerpts import TurnExcerpts
 from sharedctx_server.fit.weights import FACTORS, WEIGHT_PRESETS, resolve_weights
 
 __all__ = [
-    # adaptive sizer (specs/adaptive_sizer.md)
+    # adaptive sizer (docs/adaptive-sizer.md)
     "AGGRESSIVE",
     "CONSERVATIVE",
     "MODERATE",
@@ -97,7 +97,7 @@ __all__ = [
     "simhash",
     "simhash_many",
     "sizer_profile",
-    # relevance battery (specs/relevance.md)
+    # relevance battery (docs/relevance.md)
     "RELEVANCE_FLOOR_CURVE",
     "RELEVANCE_FLOOR_MAX",
     "RELEVANCE_FLOOR_MIN",

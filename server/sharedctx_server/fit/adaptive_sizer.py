@@ -1,4 +1,4 @@
-"""How many of N ordered items to keep: information saturation (specs/adaptive_sizer.md).
+"""How many of N ordered items to keep: information saturation (docs/adaptive-sizer.md).
 
 Same numbers as Headroom's `headroom.transforms.adaptive_sizer` on the same inputs; the
 parity fixture in tests/fit/fixtures pins that down.

@@ -1,4 +1,4 @@
-"""The error_indicator factor: how strongly an entry's text reads as an error (specs/fit.md).
+"""The error_indicator factor: how strongly an entry's text reads as an error (docs/fit.md).
 
 Graded evidence, not a substring test: stack frames and exception names weigh most, error
 words add up but saturate, and mentions that say there were none ("no errors found",

@@ -1,4 +1,4 @@
-"""Per-entry factor detectors, computed once when an entry is written (specs/fit.md).
+"""Per-entry factor detectors, computed once when an entry is written (docs/fit.md).
 
 The forward-reference markers and references, and the token-density mapping; the graded
 error score lives in `error_signal`.

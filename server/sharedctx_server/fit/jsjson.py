@@ -1,6 +1,6 @@
 """JavaScript's `JSON.stringify(value).slice(0, n)`, reproduced for Python values.
 
-The relevance battery (specs/relevance.md) folds tool arguments into a turn's text the way its
+The relevance battery (docs/relevance.md) folds tool arguments into a turn's text the way its
 TypeScript source does, so the text, and with it the relevance scores, must match character
 for character. Python's `json.dumps` differs from JavaScript in ways that show up in real tool
 arguments: number formatting (`1.0` is `1`, `1e16` is `10000000000000000`, NaN is `null`),

@@ -1,4 +1,4 @@
-"""The lexical_relevance factor: BM25 of the query against entry texts (specs/fit.md).
+"""The lexical_relevance factor: BM25 of the query against entry texts (docs/fit.md).
 
 `TermStats` keeps a namespace's term statistics incrementally (an entry put, overwritten or
 deleted updates document frequencies and lengths) as an inverted index, so scoring a query

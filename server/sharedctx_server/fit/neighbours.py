@@ -1,4 +1,4 @@
-"""Neighbour expansion: the entries around a strong match share in its score (specs/fit.md).
+"""Neighbour expansion: the entries around a strong match share in its score (docs/fit.md).
 
 The answer to a question often sits in the reply to the turn that matches the query, not in
 the matching turn itself; on LoCoMo this lifts recall over plain fusion at every budget.

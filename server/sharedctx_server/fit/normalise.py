@@ -1,4 +1,4 @@
-"""Normalising the similarity factors across the candidate set (specs/fit.md).
+"""Normalising the similarity factors across the candidate set (docs/fit.md).
 
 Raw cosines sit in a narrow band and BM25 is unbounded, so a fixed mapping lets recency swamp
 them; normalising across the candidates (by rank or min-max) is what makes them count. With

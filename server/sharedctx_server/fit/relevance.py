@@ -1,4 +1,4 @@
-"""Relevance-based turn selection: the RELEVANT and RECENT strategies (specs/relevance.md).
+"""Relevance-based turn selection: the RELEVANT and RECENT strategies (docs/relevance.md).
 
 Behaves like the `thrift/relevance` battery of the TypeScript agent kit `@nhtio/adk`, names in
 snake_case. The floor constants were calibrated against exactly `content_tokens` and

@@ -17,7 +17,7 @@ __all__ = ["Fill", "Form", "Reason", "Selection", "Strategy"]
 
 
 class Strategy(enum.Enum):
-    """Which selection runs (specs/fit.md)."""
+    """Which selection runs (docs/fit.md)."""
 
     SCORED = "scored"
     RELEVANT = "relevant"

@@ -1,4 +1,4 @@
-"""SCORED strategy: the seven factors, weighted, vectorised over the candidates (specs/fit.md).
+"""SCORED strategy: the seven factors, weighted, vectorised over the candidates (docs/fit.md).
 
 `score = Σ weight_i · factor_i` with every factor in [0, 1] and the weights summing to 1,
 then neighbour expansion adds a share of the strongest neighbours' scores.

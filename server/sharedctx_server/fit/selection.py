@@ -1,4 +1,4 @@
-"""Filling the token budget from scored candidates (specs/fit.md, "Selection").
+"""Filling the token budget from scored candidates (docs/fit.md, "Selection").
 
 Order of play: filtered-out and under-`min_score` candidates are dropped; the `keep_recent`
 newest go in first (each if it fits); the rest follow in descending score (ties: newer first,
@@ -46,7 +46,7 @@ _CHUNK_GROWTH = 8
 
 @dataclass(frozen=True)
 class SelectionOptions:
-    """The request fields that shape selection (specs/fit.md); defaults as the spec gives."""
+    """The request fields that shape selection (docs/fit.md); defaults as the spec gives."""
 
     budget_tokens: int
     keep_recent: int = 2

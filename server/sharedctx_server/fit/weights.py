@@ -1,4 +1,4 @@
-"""The seven SCORED factors and their weight presets (specs/fit.md)."""
+"""The seven SCORED factors and their weight presets (docs/fit.md)."""
 
 from __future__ import annotations
 
