@@ -111,6 +111,8 @@ class NewEntry:
     ttl_ms: int = 0
     event_ms: int | None = None
     if_version: int | None = None
+    # EMBED_ASYNC: the write returns before the entry's embedding is computed.
+    embed_later: bool = False
 
     @property
     def embedded_text(self) -> str:
@@ -151,6 +153,34 @@ class StoredEntry:
     meta: EntryMeta
     content: str = ""
     full: bool = True
+
+
+@dataclass(frozen=True)
+class Read:
+    """Get and GetMany: keys of one namespace, in the full form or the compressed one."""
+
+    namespace: str
+    keys: tuple[str, ...]
+    full: bool
+
+
+@dataclass(frozen=True)
+class KeysPage:
+    """One page of a namespace's live keys with a prefix."""
+
+    namespace: str
+    prefix: str
+    page_size: int
+    page_token: str
+
+
+@dataclass(frozen=True)
+class Removal:
+    """Delete one entry, only at `if_version` when given."""
+
+    namespace: str
+    key: str
+    if_version: int | None
 
 
 @dataclass(frozen=True)

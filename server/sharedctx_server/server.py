@@ -26,11 +26,11 @@ from .errors import ConfigError
 from .security import tls
 from .security.auth import check_listen_is_safe
 from .segment import SegmentConfig, Segmenter
+from .services.derive import EntryDeriver
 from .services.entry_embeddings import EntryEmbeddings
-from .services.fitting import FitService
+from .services.fit_service import FitService
 from .services.watch import ChangeFeed
-from .services.writer import EntryWriter
-from .services.writes import WritePath
+from .services.write_path import WritePath
 from .settings import Settings
 from .state.embedded import EmbeddedRedis
 from .state.nscache import NamespaceCache
@@ -185,7 +185,7 @@ async def _start_serving(
         if settings.excerpts
         else None
     )
-    writer = EntryWriter(settings, tokens, segmenter)
+    deriver = EntryDeriver(tokens, segmenter)
     batcher = MicroBatcher(
         TimedEncoder(embedder, metrics) if metrics is not None else embedder,
         max_batch=settings.embed_batch,
@@ -208,7 +208,6 @@ async def _start_serving(
         cache,
         queries,
         tokens,
-        settings,
         on_turn_index=metrics.turn_index if metrics is not None else None,
     )
     stopping = asyncio.Event()
@@ -230,7 +229,7 @@ async def _start_serving(
     )
     servicer = SharedContextServicer(
         store,
-        WritePath(writer, embeddings, store),
+        WritePath(deriver, embeddings, store),
         embeddings,
         fits,
         ChangeFeed(store, stopping),

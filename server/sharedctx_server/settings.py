@@ -57,7 +57,7 @@ class Settings:
     change_log_max: int = 10_000
     # Expired index members removed per write (bounded so a write never does unbounded work).
     sweep_batch: int = 100
-    # Per-namespace quotas (see state/quotas.py): defaults for every namespace (0 = unlimited), what a
+    # Per-namespace quotas (state/quotas.py): defaults for every namespace (0 = unlimited), what a
     # full namespace does ("reject" or "evict_oldest"), and a JSON file of per-prefix overrides.
     namespace_max_entries: int = 0
     namespace_max_bytes: int = 0

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sharedctx_server.fit import (
-    Excerpt,
     Fill,
     Form,
     Reason,
@@ -23,10 +22,10 @@ from sharedctx_server.fit import (
     excerpt_offer,
     lexical_terms,
     omission_marker,
-    plan_excerpt,
     render_excerpt,
     select_entries,
 )
+from sharedctx_server.fit.excerpts import Excerpt, plan_excerpt
 
 SETTINGS = settings(max_examples=120, deadline=None)
 

@@ -5,13 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sharedctx_server.fit import (
-    error_indicator,
-    forward_reference_score,
-    forward_references,
-    token_density_score,
-    token_density_scores,
-)
+from sharedctx_server.fit import error_indicator, forward_references, token_density_scores
+from sharedctx_server.fit.factors import forward_reference_score, token_density_score
 
 NEGATIONS = [
     "no errors found",

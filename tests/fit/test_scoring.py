@@ -12,18 +12,16 @@ from hypothesis import strategies as st
 from sharedctx_server.errors import InvalidArgument
 from sharedctx_server.fit import (
     FACTORS,
-    WEIGHT_PRESETS,
     Candidates,
     Neighbours,
     ScoringOptions,
-    SimilarityNorm,
-    competition_ranks,
     neighbour_gain,
-    normalise_similarity,
     resolve_weights,
     score_candidates,
     thread_neighbours,
 )
+from sharedctx_server.fit.normalise import SimilarityNorm, competition_ranks, normalise_similarity
+from sharedctx_server.fit.weights import WEIGHT_PRESETS
 
 NOW = 1_000_000.0
 

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 from sharedctx_server.errors import ConfigError, PermissionDenied, Unauthenticated
-from sharedctx_server.security.auth import Authenticator, Grant, TokenTable
+from sharedctx_server.security.auth import Authenticator
+from sharedctx_server.security.grants import Grant
+from sharedctx_server.security.tokens import TokenTable
 from sharedctx_server.settings import Settings
 
 GOOD: dict[str, Any] = {

@@ -14,7 +14,8 @@ import grpc
 import pytest
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx_server.edge.interceptors import AuthInterceptor, DecodeGuard, current_principal
-from sharedctx_server.security.auth import Authenticator, TokenTable
+from sharedctx_server.security.auth import Authenticator
+from sharedctx_server.security.tokens import TokenTable
 
 from .conftest import READER, WRITER
 

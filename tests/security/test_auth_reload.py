@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from sharedctx import AsyncClient
 from sharedctx.errors import UnauthenticatedError
-from sharedctx_server.security.auth import TokenFile
+from sharedctx_server.security.tokens import TokenFile
 from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
 
@@ -108,7 +108,7 @@ def test_a_failed_reload_is_retried_at_the_next_interval(
     token_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from sharedctx_server.errors import ConfigError
-    from sharedctx_server.security.auth import TokenTable
+    from sharedctx_server.security.tokens import TokenTable
 
     now = [0.0]
     tokens = TokenFile(token_file, reload_seconds=1.0, clock=lambda: now[0])

@@ -17,13 +17,9 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from ..errors import InvalidArgument, PermissionDenied, Unauthenticated
-from ..security.auth import (
-    CERT_NAME_KINDS,
-    OPEN_SERVICES,
-    Authenticator,
-    cert_name,
-    required_permission,
-)
+from ..security.auth import Authenticator
+from ..security.grants import OPEN_SERVICES, required_permission
+from ..security.tokens import CERT_NAME_KINDS, cert_name
 from ..settings import Settings
 from .status import abort_with_error
 

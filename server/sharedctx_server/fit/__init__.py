@@ -1,7 +1,9 @@
-"""The Fit engine as pure functions: scoring, selection, adaptive sizing, relevance turns.
+"""The Fit engine as pure functions: scoring, selection, excerpts, adaptive sizing, turns.
 
-No I/O and no state beyond the objects a caller owns (TermStats): numpy arrays in, numpy
-arrays out. Importable without Redis or gRPC.
+No I/O and no state beyond the objects a caller owns (TermStats, SegmentIndex): numpy arrays
+in, numpy arrays out. Importable without Redis or gRPC. Exported here: what the server uses,
+plus the relevance battery and the adaptive sizer under the names docs/relevance.md and
+docs/adaptive-sizer.md give them; everything else is in the submodules.
 """
 
 from sharedctx_server.fit.adaptive_sizer import (
@@ -18,26 +20,18 @@ from sharedctx_server.fit.adaptive_sizer import (
     sizer_profile,
 )
 from sharedctx_server.fit.excerpts import (
-    Excerpt,
-    ExcerptOffer,
     Relevance,
     SegmentView,
     excerpt_offer,
-    plan_excerpt,
     render_excerpt,
-    segment_relevance,
 )
 from sharedctx_server.fit.factors import (
-    ForwardRefs,
     error_indicator,
-    forward_reference_score,
     forward_references,
-    token_density_score,
     token_density_scores,
 )
-from sharedctx_server.fit.lexical import BM25_B, BM25_K1, TermStats, lexical_terms
+from sharedctx_server.fit.lexical import TermStats, lexical_terms
 from sharedctx_server.fit.neighbours import Neighbours, neighbour_gain, thread_neighbours
-from sharedctx_server.fit.normalise import SimilarityNorm, competition_ranks, normalise_similarity
 from sharedctx_server.fit.relevance import (
     RELEVANCE_FLOOR_CURVE,
     RELEVANCE_FLOOR_MAX,
@@ -56,32 +50,24 @@ from sharedctx_server.fit.relevance import (
 from sharedctx_server.fit.result import Fill, Form, Reason, Selection, Strategy
 from sharedctx_server.fit.scoring import (
     Candidates,
-    Scores,
     ScoringOptions,
     needs_factor,
     score_candidates,
 )
-from sharedctx_server.fit.segment_index import SegmentIndex, SegmentTable
+from sharedctx_server.fit.segment_index import SegmentIndex
 from sharedctx_server.fit.segments import Segments, omission_marker
-from sharedctx_server.fit.selection import (
-    SelectionOptions,
-    TextSource,
-    select_entries,
-    smallest_cost,
-)
+from sharedctx_server.fit.selection import SelectionOptions, select_entries, smallest_cost
 from sharedctx_server.fit.simhash import simhash_many
-from sharedctx_server.fit.strategies import (
+from sharedctx_server.fit.strategies import select_recent, select_relevant
+from sharedctx_server.fit.turn_excerpts import TurnExcerpts
+from sharedctx_server.fit.turns import (
     ConversationEntry,
     TurnIndex,
-    TurnSelection,
     TurnTexts,
     index_turns,
-    select_recent,
-    select_relevant,
     update_turns,
 )
-from sharedctx_server.fit.turn_excerpts import TurnExcerpts
-from sharedctx_server.fit.weights import FACTORS, WEIGHT_PRESETS, resolve_weights
+from sharedctx_server.fit.weights import FACTORS, resolve_weights
 
 __all__ = [
     # adaptive sizer (docs/adaptive-sizer.md)
@@ -112,62 +98,44 @@ __all__ = [
     "select_naive_turns",
     "select_relevant_turns",
     # factors computed at put time
-    "ForwardRefs",
     "error_indicator",
-    "forward_reference_score",
     "forward_references",
-    "token_density_score",
     "token_density_scores",
-    # lexical relevance
-    "BM25_B",
-    "BM25_K1",
-    "TermStats",
-    "lexical_terms",
-    # scoring
+    # scoring (docs/fit.md)
     "FACTORS",
-    "WEIGHT_PRESETS",
     "Candidates",
     "Neighbours",
-    "Scores",
     "ScoringOptions",
-    "SimilarityNorm",
-    "competition_ranks",
-    "neighbour_gain",
-    "normalise_similarity",
-    "resolve_weights",
+    "TermStats",
+    "lexical_terms",
     "needs_factor",
+    "neighbour_gain",
+    "resolve_weights",
     "score_candidates",
     "thread_neighbours",
     # excerpts of large entries (docs/excerpts.md)
-    "Excerpt",
-    "ExcerptOffer",
     "Relevance",
     "SegmentIndex",
-    "SegmentTable",
     "SegmentView",
     "Segments",
     "TurnExcerpts",
     "excerpt_offer",
     "omission_marker",
-    "plan_excerpt",
     "render_excerpt",
-    "segment_relevance",
-    # selection and strategies
+    # selection and the turn strategies
     "ConversationEntry",
-    "TurnIndex",
-    "TurnTexts",
     "Fill",
     "Form",
     "Reason",
     "Selection",
     "SelectionOptions",
     "Strategy",
-    "TextSource",
-    "TurnSelection",
-    "select_entries",
-    "smallest_cost",
-    "update_turns",
+    "TurnIndex",
+    "TurnTexts",
     "index_turns",
+    "select_entries",
     "select_recent",
     "select_relevant",
+    "smallest_cost",
+    "update_turns",
 ]

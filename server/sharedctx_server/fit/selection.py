@@ -18,19 +18,19 @@ could fit, so a 100k-entry namespace costs a few O(n) array passes plus the walk
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.errors import InvalidArgument
 from sharedctx_server.fit.adaptive_sizer import SizerProfile, compute_optimal_k
-from sharedctx_server.fit.excerpts import WHOLE_SHARE, Excerpt, ExcerptOffer
-from sharedctx_server.fit.result import Fill, Form, Reason, Selection
+from sharedctx_server.fit.budget import Budget, SelectionOptions, auto_form, smallest_cost
+from sharedctx_server.fit.excerpts import WHOLE_SHARE, ExcerptOffer
+from sharedctx_server.fit.ranking import Ranking
+from sharedctx_server.fit.result import Fill, Reason, Selection
 
-__all__ = ["SelectionOptions", "TextSource", "select_entries"]
+__all__ = ["SelectionOptions", "TextSource", "auto_form", "select_entries", "smallest_cost"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -38,154 +38,6 @@ BoolArray = npt.NDArray[np.bool_]
 
 # Texts of the given candidate rows, in the order given (for the adaptive cap).
 TextSource: TypeAlias = Sequence[str] | Callable[[IntArray], Sequence[str]]
-
-_FIRST_CHUNK = 1024
-_NO_COST = np.iinfo(np.int64).max
-_CHUNK_GROWTH = 8
-
-
-@dataclass(frozen=True)
-class SelectionOptions:
-    """The request fields that shape selection (docs/fit.md); defaults as the spec gives."""
-
-    budget_tokens: int
-    keep_recent: int = 2
-    fill: Fill = Fill.SKIP
-    max_entries: int | None = None
-    adaptive: SizerProfile | None = None
-    form: Form = Form.COMPRESSED
-    compress_threshold: int | None = None  # AUTO: None means budget_tokens
-    min_score: float = 0.0
-
-    def __post_init__(self) -> None:
-        if self.budget_tokens <= 0:
-            raise InvalidArgument("budget_tokens", "must be > 0")
-        if self.keep_recent < 0:
-            raise InvalidArgument("keep_recent", "must be >= 0")
-        if self.max_entries is not None and self.max_entries < 0:
-            raise InvalidArgument("max_entries", "must be >= 0 (or absent for no cap)")
-        if self.compress_threshold is not None and self.compress_threshold < 0:
-            raise InvalidArgument("compress_threshold", "must be >= 0")
-        if np.isnan(self.min_score):
-            raise InvalidArgument("min_score", "must be a number")
-
-    @property
-    def threshold(self) -> int:
-        """The AUTO form's running-total threshold."""
-        return self.budget_tokens if self.compress_threshold is None else self.compress_threshold
-
-
-class _Budget:
-    """The running fill: the entries taken in fill order, the form and cost of each, the
-    excerpts being built, and what is left."""
-
-    def __init__(self, opts: SelectionOptions, offer: ExcerptOffer | None = None) -> None:
-        self.left = opts.budget_tokens
-        self.used = 0
-        self.form = opts.form
-        self.threshold = opts.threshold
-        self.cap = opts.max_entries
-        self.offer = offer
-        self.taken: list[int] = []
-        self.forms: dict[int, Form] = {}
-        self.costs: dict[int, int] = {}
-        self.excerpts: dict[int, Excerpt] = {}
-        self.capped: list[int] = []  # rows refused because max_entries were taken
-
-    @property
-    def full(self) -> bool:
-        return self.cap is not None and len(self.taken) >= self.cap
-
-    def _set(self, index: int, form: Form, cost: int) -> None:
-        if index not in self.forms:
-            self.taken.append(index)
-        delta = cost - self.costs.get(index, 0)
-        self.forms[index], self.costs[index] = form, cost
-        self.used += delta
-        self.left -= delta
-
-    def take(self, index: int, full_cost: int, compressed_cost: int, reserve: int = 0) -> bool:
-        """Add the candidate whole in the form the request allows, if it fits. False only when
-        nothing was done that the walk should know about (it does not fit, and it has no
-        excerpt items to come: FILL STOP stops there).
-
-        `reserve`: tokens AUTO must leave for entries promised a place after this one (the
-        rest of keep_recent), so that choosing a full form never squeezes them out.
-        """
-        if index in self.excerpts:
-            self.upgrade(index, full_cost)
-            return True
-        if self.full:
-            self.capped.append(index)
-            return False
-        if self.form is Form.FULL:
-            choice = (Form.FULL, full_cost) if full_cost <= self.left else None
-        elif self.form is Form.COMPRESSED:
-            choice = (Form.COMPRESSED, compressed_cost) if compressed_cost <= self.left else None
-        else:
-            choice = self._auto(full_cost, compressed_cost, reserve)
-        if choice is None:
-            return self.offer is not None and bool(self.offer.has_hits[index])
-        self._set(index, *choice)
-        return True
-
-    def upgrade(self, row: int, full_cost: int) -> bool:
-        """Turn `row`'s excerpt into the whole entry in its full form, if the request allows
-        full forms and it fits in place of the excerpt."""
-        excerpt = self.excerpts[row]
-        if self.form is Form.COMPRESSED:
-            return False
-        extra = full_cost - excerpt.tokens
-        if extra > self.left or (self.form is Form.AUTO and self.used + extra > self.threshold):
-            return False
-        del self.excerpts[row]
-        self._set(row, Form.FULL, full_cost)
-        return True
-
-    def extend(self, row: int, picks: list[int], anchor: int = -1) -> bool:
-        """Add segments `picks` to `row`'s excerpt (starting one), if they fit. Context of
-        hit `anchor` goes in only beside it (nothing to do otherwise: True)."""
-        if row in self.forms and row not in self.excerpts:
-            return True  # in whole already: the segments are in it
-        assert self.offer is not None
-        excerpt = self.excerpts.get(row)
-        if anchor >= 0 and (excerpt is None or anchor not in excerpt.covered):
-            return True
-        if excerpt is None:
-            if self.full:
-                self.capped.append(row)
-                return False
-            excerpt = self.offer.excerpt(row)
-        cost = excerpt.cost_with(picks)
-        if cost - excerpt.tokens > self.left:
-            return False
-        excerpt.add(picks)
-        self.excerpts[row] = excerpt
-        self._set(row, Form.EXCERPT, cost)
-        return True
-
-    def _auto(self, full_cost: int, compressed_cost: int, reserve: int) -> tuple[Form, int] | None:
-        form, cost = auto_form(
-            self.used, full_cost, compressed_cost, self.threshold, self.left - reserve
-        )
-        return (form, cost) if cost <= self.left else None
-
-
-def auto_form(
-    used: int, full_cost: int, compressed_cost: int, threshold: int, room: int
-) -> tuple[Form, int]:
-    """The AUTO form of the next entry and its cost, for every strategy.
-
-    Full while the running total (`used` before it) stays within `threshold` and the full
-    form fits in `room`; after that the smaller form, compressed on a tie (fit.md: compressed
-    after the threshold). A caller-supplied compressed form can be the larger one, and then
-    the full form is returned, which costs less.
-    """
-    if used + full_cost <= threshold and full_cost <= room:
-        return Form.FULL, full_cost
-    if compressed_cost <= full_cost:
-        return Form.COMPRESSED, compressed_cost
-    return Form.FULL, full_cost
 
 
 def select_entries(
@@ -244,7 +96,7 @@ def select_entries(
     whole = pool & ~too_large
     if offer is not None:
         whole &= ~offer.only
-    budget = _Budget(options, offer)
+    budget = Budget(options, offer)
     promised = [
         i for i in recent.tolist() if whole[i] and not _demoted(offer, i, smallest, options)
     ]
@@ -261,7 +113,7 @@ def select_entries(
     ranked_pool[promised] = False
     items = _Items(n, ranked_pool, ranked_scores, times, smallest, newest_tiebreak, offer)
     visited = np.zeros(items.size, dtype=np.bool_)
-    ranking = _Ranking(items.pool, items.scores, items.times, items.costs, items.tiebreak)
+    ranking = Ranking(items.pool, items.scores, items.times, items.costs, items.tiebreak)
     stop = _fill_ranked(
         budget, ranking, items.place(budget, full, comp), items.costs, options, visited
     )
@@ -309,7 +161,7 @@ def _demoted(
 
 class _Items:
     """The walk's items: rows 0..n-1 are whole entries, n.. excerpt items (ExcerptItems),
-    with the arrays _Ranking orders them by. An excerpt item shares its entry's time and
+    with the arrays Ranking orders them by. An excerpt item shares its entry's time and
     tie-break; among equals, whole entries come first."""
 
     def __init__(
@@ -340,7 +192,7 @@ class _Items:
             )
         self.size = int(self.pool.size)
 
-    def place(self, budget: _Budget, full: IntArray, comp: IntArray) -> Callable[[int], bool]:
+    def place(self, budget: Budget, full: IntArray, comp: IntArray) -> Callable[[int], bool]:
         """The walk's step: put item `i` into the budget; False when it does not fit."""
         n, offer = self.n, self.offer
         if offer is None:
@@ -359,15 +211,6 @@ class _Items:
         return step
 
 
-def smallest_cost(form: Form, full: IntArray, comp: IntArray) -> IntArray:
-    # AUTO: the cheaper form, as an entry is counted before its form is settled.
-    if form is Form.FULL:
-        return full
-    if form is Form.COMPRESSED:
-        return comp
-    return np.minimum(full, comp)
-
-
 def _newest(pool: BoolArray, times: FloatArray, count: int, tiebreak: IntArray) -> IntArray:
     """The `count` newest rows of the pool, newest first (equal times: lower tiebreak first)."""
     rows = np.flatnonzero(pool)
@@ -381,72 +224,9 @@ def _newest(pool: BoolArray, times: FloatArray, count: int, tiebreak: IntArray) 
     return rows[order][:count].astype(np.int64)
 
 
-class _Ranking:
-    """Pool rows in fill order (score descending, ties newer first, then the lower row),
-    produced chunk by chunk.
-
-    Chunks grow geometrically; each holds every remaining row at or above a score cut (found
-    with np.partition), so chunks never interleave and together they are the full order.
-    Under SKIP, rows that can no longer fit are dropped before a chunk is cut and sorted, so
-    a walk that runs past the first chunk (small budget left, one tiny entry far down the
-    ranking) sorts only the rows it could still take.
-    """
-
-    def __init__(
-        self,
-        pool: BoolArray,
-        scores: FloatArray,
-        times: FloatArray,
-        costs: IntArray,
-        tiebreak: IntArray,
-    ) -> None:
-        # Rows not yet handed out (nor dropped), with their scores and costs kept aligned so
-        # each chunk costs no gathers over the whole namespace.
-        self.rows = np.flatnonzero(pool)
-        self._scores = scores[self.rows]
-        self._costs = costs[self.rows]
-        self._times = times
-        self._tiebreak = tiebreak
-        self._size = _FIRST_CHUNK
-
-    def rest_min_cost(self) -> int:
-        """The smallest cost among the rows not handed out yet."""
-        return int(self._costs.min()) if self._costs.size else _NO_COST
-
-    def _keep(self, mask: BoolArray) -> None:
-        self.rows, self._scores, self._costs = (
-            self.rows[mask],
-            self._scores[mask],
-            self._costs[mask],
-        )
-
-    def chunks(self, fitting_below: Callable[[], int] | None) -> Iterator[IntArray]:
-        """The next chunk of rows, in fill order, until none are left.
-
-        `fitting_below`: the largest cost that could still fit, to drop rows above it.
-        """
-        while self.rows.size:
-            if fitting_below is not None:
-                fits = self._costs <= fitting_below()
-                if not fits.all():
-                    self._keep(fits)
-                    if not self.rows.size:
-                        return
-            if self.rows.size <= self._size * 2:
-                chunk, chunk_scores = self.rows, self._scores
-                self._keep(np.zeros(self.rows.size, dtype=np.bool_))
-            else:
-                k = self.rows.size - self._size
-                in_chunk = self._scores >= np.partition(self._scores, k)[k]
-                chunk, chunk_scores = self.rows[in_chunk], self._scores[in_chunk]
-                self._keep(~in_chunk)
-            self._size *= _CHUNK_GROWTH
-            yield chunk[np.lexsort((self._tiebreak[chunk], -self._times[chunk], -chunk_scores))]
-
-
 def _fill_ranked(
-    budget: _Budget,
-    ranking: _Ranking,
+    budget: Budget,
+    ranking: Ranking,
     place: Callable[[int], bool],
     smallest: IntArray,
     options: SelectionOptions,
@@ -512,7 +292,7 @@ def _adaptive_cut(taken: list[int], profile: SizerProfile, texts: TextSource) ->
 
 
 def _result(
-    budget: _Budget,
+    budget: Budget,
     keep: int,
     times: FloatArray,
     tiebreak: IntArray,

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import ConfigError, Unauthenticated
 from ..settings import Settings
-from .auth import Grant
+from .grants import Grant
 
 # Clock skew tolerated between the token issuer and this server.
 LEEWAY_SECONDS = 30

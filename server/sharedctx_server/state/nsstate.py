@@ -8,9 +8,9 @@ columns once per change (neighbours, reference counts), never per entry per quer
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +23,7 @@ from ..fit.segment_index import SegmentIndex
 from ..fit.segments import Segments
 from ..model import Kind, StoredEntry
 from ..segment import text_lines
+from .turn_cache import TurnCache
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -34,7 +35,6 @@ _RELEVANCE_TEXT_CHARS = 4000
 # The edit journal keeps at least half of this many edits (a caller further behind rebuilds).
 _EDITS_KEPT = 4096
 
-T = TypeVar("T")
 # Timestamps are seconds since this epoch (2020-01-01): small numbers keep float64 exact to
 # well under a millisecond.
 EPOCH_MS = 1_577_836_800_000
@@ -114,7 +114,8 @@ class NamespaceState:
         self._inbound: Counter[str] = Counter()  # name -> live entries referencing it
         self._name_slot: dict[str, int] = {}  # key or alias -> slot
         self._cached: _Derived | None = None
-        self._kept: dict[str, Any] = {}
+        # The turn strategies' turns of this state (its lifetime: a Clear starts afresh).
+        self.turns = TurnCache()
         self._edits: list[int] = []
         self._edits_base = 0
         self._grow(capacity)
@@ -315,13 +316,6 @@ class NamespaceState:
         if mark < self._edits_base or mark > self.edit_mark:
             return None
         return self._edits[mark - self._edits_base :]
-
-    def keep(self, name: str, factory: Callable[[], T]) -> T:
-        """A caller's object kept as long as this state (not dropped on changes): for caches
-        that check their own validity, like per-entry values keyed by the entry's SlotInfo."""
-        if name not in self._kept:
-            self._kept[name] = factory()
-        return cast(T, self._kept[name])
 
     def _derived(self) -> _Derived:
         # Columns that only change when entries do: computed once per change, not per Fit.

@@ -1,32 +1,30 @@
-"""The write path of Put and PutMany: validate and derive, embed, store atomically."""
+"""The write path of Put and PutMany: derive, embed, store atomically (requests arrive
+validated by the edge)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sharedctx.v1 import sharedctx_pb2 as pb
-
 from ..model import NewEntry, Stamp
 from ..state.store import Store, VectorsGone
+from .derive import EntryDeriver
 from .entry_embeddings import EntryEmbeddings
-from .writer import EntryWriter
 
 
 class WritePath:
     """One call writes a batch: all entries or none, each Fit-ready per its embed mode."""
 
-    def __init__(self, writer: EntryWriter, embeddings: EntryEmbeddings, store: Store) -> None:
-        self._writer = writer
+    def __init__(self, deriver: EntryDeriver, embeddings: EntryEmbeddings, store: Store) -> None:
+        self._deriver = deriver
         self._embeddings = embeddings
         self._store = store
 
     async def write(
-        self, namespace: str, requests: Sequence[pb.PutRequest], batch: bool
+        self, namespace: str, validated: Sequence[NewEntry]
     ) -> tuple[list[NewEntry], list[Stamp]]:
-        """Prepare, embed (SYNC items) and store atomically; ASYNC items are embedded after.
-        `batch`: the requests are a PutMany's entries (errors name `entries[i].<field>`)."""
-        entries = await self._writer.prepare(namespace, requests, batch)
-        is_async = [r.embed == pb.EMBED_ASYNC for r in requests]
+        """Derive, embed (SYNC items) and store atomically; ASYNC items are embedded after."""
+        entries = await self._deriver.derive(validated)
+        is_async = [e.embed_later for e in entries]
         now = [e for e, later in zip(entries, is_async, strict=True) if not later]
         vectors_now = await self._embeddings.vectors_for_put(namespace, now)
         by_key = dict(zip((e.key for e in now), vectors_now, strict=True))
