@@ -1,6 +1,6 @@
 """Fit on large tool output: recall of rare log events at token budgets, through the real API.
 
-    python -m benchmarks.logs --dataset ../shared/data/loghub --out logs.json
+    python -m benchmarks.logs --dataset path/to/loghub --out logs.json
         [--budgets 500,1000,2000] [--questions-per-system 12] [--seed 13]
         [--target HOST:PORT]  (default: start a server on a private Valkey)
         [--plot logs.png] [--no-compare]

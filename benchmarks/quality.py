@@ -1,6 +1,6 @@
 """Fit quality on LoCoMo: evidence recall at token budgets, per strategy, through the real API.
 
-    python -m benchmarks.quality --dataset ../shared/data/locomo/locomo_dev.json --out q.json
+    python -m benchmarks.quality --dataset path/to/locomo_dev.json --out q.json
         [--budgets 500,1000,2000,4000] [--strategies scored,relevant,recent]
         [--target HOST:PORT]  (default: start a server on a private Valkey)
         [--plot q.png] [--agent-scenario/--no-agent-scenario]

@@ -1,6 +1,6 @@
 """Explore SCORED parameters on LoCoMo in-process (no server), to choose Fit's defaults.
 
-    python -m benchmarks.tune_fit --dataset ../shared/data/locomo/locomo_dev.json
+    python -m benchmarks.tune_fit --dataset path/to/locomo_dev.json
 
 It builds each conversation's namespace state with the server's own code (NamespaceState,
 the same token counter and model), embeds every turn and question once, then scores each
