@@ -16,16 +16,22 @@ from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
 
 from .support.redis_servers import free_port
-from .support.servers import serving, wait_up
+from .support.servers import serving, wait_until, wait_up
 
 NS = "team-a/watch"
 
 
+PROBE = "watch-probe"
+
+
 async def take(stream: AsyncIterator[Change], n: int, timeout: float = 10) -> list[Change]:
+    """The next `n` changes of `stream`, passing over the readiness probe's."""
     out: list[Change] = []
 
     async def collect() -> None:
         async for change in stream:
+            if change.key == PROBE:
+                continue
             out.append(change)
             if len(out) == n:
                 return
@@ -34,10 +40,22 @@ async def take(stream: AsyncIterator[Change], n: int, timeout: float = 10) -> li
     return out
 
 
+async def watching(client: AsyncClient, namespace: str) -> AsyncIterator[Change]:
+    """A Watch of `namespace` that has started: it begins "from now", so a probe entry is
+    written (again, until one comes through) and removed before the caller's changes."""
+    stream = aiter(client.watch(namespace))
+    seen = asyncio.create_task(anext(stream))
+    while True:
+        await client.put(namespace, PROBE, "ready?")
+        done, _ = await asyncio.wait({seen}, timeout=0.2)
+        if done:
+            break
+    await client.delete(namespace, PROBE)
+    return stream
+
+
 async def test_watch_streams_puts_deletes_and_clears(client: AsyncClient) -> None:
-    stream = client.watch(NS)
-    collector = asyncio.create_task(take(stream, 5))
-    await asyncio.sleep(0.3)  # the watch starts "from now"
+    collector = asyncio.create_task(take(await watching(client, NS), 5))
     await client.put(NS, "a", "one")
     await client.put(NS, "a", "two")
     await client.put(NS, "b", "three")
@@ -56,9 +74,7 @@ async def test_watch_streams_puts_deletes_and_clears(client: AsyncClient) -> Non
 
 
 async def test_watch_resumes_after_a_token_missing_nothing(client: AsyncClient) -> None:
-    stream = client.watch(NS)
-    first = asyncio.create_task(take(stream, 1))
-    await asyncio.sleep(0.3)
+    first = asyncio.create_task(take(await watching(client, NS), 1))
     await client.put(NS, "k0", "x")
     (seen,) = await first
     for i in range(1, 4):
@@ -71,9 +87,7 @@ async def test_watch_from_a_trimmed_position_is_a_clear_error(
     settings: Settings, token_counter: TokenCounter
 ) -> None:
     async with serving(settings, token_counter, change_log_max=10) as (_, c):
-        stream = c.watch(NS)
-        first = asyncio.create_task(take(stream, 1))
-        await asyncio.sleep(0.3)
+        first = asyncio.create_task(take(await watching(c, NS), 1))
         await c.put(NS, "start", "x")
         (seen,) = await first
         for start in range(0, 600, 200):
@@ -157,6 +171,7 @@ async def test_turn_strategies_kept_up_to_date_under_concurrent_writes_match_a_f
     base = datetime(2025, 5, 1, 12, 0, tzinfo=timezone.utc)
     rng = random.Random(11)
 
+    short_lived: set[str] = set()
     async with serving(settings, token_counter) as (_, kept):
         await kept.clear(ns)
 
@@ -169,6 +184,7 @@ async def test_turn_strategies_kept_up_to_date_under_concurrent_writes_match_a_f
                     continue
                 role = rng.choice(["user", "assistant", "assistant", ""])
                 minute = rng.randrange(60) if op < 0.3 else 60 + i  # some move back in time
+                (short_lived.add if op > 0.95 else short_lived.discard)(key)
                 await kept.put(
                     ns, key, f"writer {w} note {i} about deploy {rng.choice(['a', 'b'])}",
                     kind="message" if role else "tool_output", role=role or None,
@@ -182,7 +198,12 @@ async def test_turn_strategies_kept_up_to_date_under_concurrent_writes_match_a_f
                 await kept.fit(ns, "deploy note", 400, strategy=strategy)
 
         await asyncio.gather(*(writer(w) for w in range(4)), fitter())
-        await asyncio.sleep(1.2)  # let the short TTLs lapse: expiry changes turns too
+
+        async def lapsed() -> bool:  # expiry changes turns too
+            found = await kept.get_many(ns, sorted(short_lived)) if short_lived else []
+            return not found
+
+        await wait_until(lapsed)
         async with serving(settings, token_counter) as (_, fresh):
             for strategy in ("relevant", "recent"):
                 for budget in (120, 400, 2000):
