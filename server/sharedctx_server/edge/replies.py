@@ -11,7 +11,7 @@ from ..fit import Form
 from ..model import EntryMeta, NamespaceStats, NewEntry, Stamp, StoredEntry
 from ..services.entry_embeddings import ReembedStep
 from ..services.fit_model import CandidateNote, FitAnswer
-from ..state.store import Change
+from ..state.records import Change
 
 _FORMS = {
     Form.FULL: pb.FORM_FULL,

@@ -12,7 +12,8 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from ..errors import InvalidArgument, LogTrimmed
-from ..state.store import Change, Store
+from ..state.records import Change
+from ..state.store import Store
 
 # How long one blocking read waits before checking whether the server is stopping.
 _BLOCK_MS = 1000

@@ -27,7 +27,8 @@ from ..embedding.codec import from_bytes
 from ..model import Kind, StoredEntry
 from ..segment import Segmenter
 from .nsstate import NamespaceState
-from .store import Change, Store
+from .records import Change
+from .store import Store
 
 log = logging.getLogger(__name__)
 

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from redis.exceptions import ClusterError, SlotNotCoveredError, TryAgainError
@@ -15,10 +12,11 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ..errors import InvalidArgument, NotFound, StoreUnavailable, VersionConflict
-from ..model import EntryMeta, NamespaceStats, NewEntry, Stamp, StoredEntry
+from ..model import NamespaceStats, NewEntry, Stamp, StoredEntry
 from ..settings import Settings
 from . import keys as K
 from .quotas import Quota, QuotaTable
+from .records import Change, decode_page_token, encode_page_token, entry_from_row, text
 from .redis_clock import RedisClock
 from .redis_conn import ping
 from .scripts import Scripts
@@ -197,24 +195,24 @@ class Store:
                     keys + [K.entry(namespace, c) for c in candidates],
                     [*head, len(candidates), *items, *candidates],
                 )
-                if _text(reply[0]) != "need_more":
+                if text(reply[0]) != "need_more":
                     break
                 wanted = max(2 * wanted, int(reply[1]) + len(entries))
             else:
                 raise self._quotas.eviction_failed(namespace, len(candidates))
-        status = _text(reply[0])
+        status = text(reply[0])
         if status == "need_vectors":
             raise VectorsGone()
         if status == "conflict":
             item = entries[int(reply[1]) - 1]
             raise VersionConflict(item.key, item.if_version or 0, int(reply[2]))
         if status == "quota":
-            raise self._quotas.exceeded(namespace, _text(reply[1]), int(reply[2]))
+            raise self._quotas.exceeded(namespace, text(reply[1]), int(reply[2]))
         return [Stamp(*(int(x) for x in row)) for row in reply[1]]
 
     async def _oldest(self, ns: K.NamespaceKeys, count: int) -> list[str]:
         """The `count` least recently written keys of the namespace, oldest first."""
-        return [_text(k) for k in await self._redis.zrange(ns.age, 0, count - 1)]
+        return [text(k) for k in await self._redis.zrange(ns.age, 0, count - 1)]
 
     async def get_many(
         self, namespace: str, keys: Sequence[str], full: bool | Sequence[bool]
@@ -229,7 +227,9 @@ class Store:
             rows = await self._scripts.get_many(
                 self._redis, redis_keys, ["1" if f else "0" for f in flags]
             )
-        return [None if not row else _entry(k, row) for k, row in zip(keys, rows, strict=True)]
+        return [
+            None if not row else entry_from_row(k, row) for k, row in zip(keys, rows, strict=True)
+        ]
 
     async def get(self, namespace: str, key: str, full: bool) -> StoredEntry:
         """One entry, or NotFound."""
@@ -254,7 +254,7 @@ class Store:
                 self._redis, [ns.idx, ns.exp], [start, stop, page_size, _KEYS_SCAN_ROUNDS]
             )
         # The reply is the page's keys, then the last key examined ('' at the end).
-        return [_text(k) for k in reply[:-1]], encode_page_token(_text(reply[-1]) or None)
+        return [text(k) for k in reply[:-1]], encode_page_token(text(reply[-1]) or None)
 
     async def delete(self, namespace: str, key: str, if_version: int | None) -> bool:
         """Remove the entry; True if a live one went. VersionConflict on a CAS miss."""
@@ -269,7 +269,7 @@ class Store:
             reply = await self._scripts.delete(
                 self._redis, ns.as_list() + [K.entry(namespace, key)], args
             )
-        if _text(reply[0]) == "conflict":
+        if text(reply[0]) == "conflict":
             raise VersionConflict(key, if_version or 0, int(reply[2]))
         return bool(int(reply[1]))
 
@@ -288,7 +288,7 @@ class Store:
             ):
                 pass
             raw = await self._redis.hgetall(ns.stats)
-        values = {_text(k): int(v) for k, v in raw.items()}
+        values = {text(k): int(v) for k, v in raw.items()}
         return NamespaceStats(
             entries=values.get("entries", 0),
             original_tokens=values.get("orig_tokens", 0),
@@ -305,7 +305,7 @@ class Store:
             rounds = int(await self._redis.hlen(ns.sizes)) // _CLEAR_CHUNK + 2
             for _ in range(rounds):
                 _, found = await self._redis.hscan(ns.sizes, 0, count=_CLEAR_CHUNK)
-                chunk = [_text(k) for k in found][:_CLEAR_CHUNK]
+                chunk = [text(k) for k in found][:_CLEAR_CHUNK]
                 if not chunk:
                     break
                 removed += int(
@@ -350,7 +350,7 @@ class Store:
         """Every indexed key (expired ones included until swept; callers filter by expiry)."""
         async with self._errors("all_keys"):
             raw = await self._redis.zrange(self._ns(namespace).idx, 0, -1)
-        return [_text(k) for k in raw]
+        return [text(k) for k in raw]
 
     async def log_position(self, namespace: str) -> tuple[str, int]:
         """The newest change-log record's id and namespace version (('0', 0) when empty)."""
@@ -359,7 +359,7 @@ class Store:
         if not last:
             return "0", 0
         record_id, fields = last[0]
-        return _text(record_id), int(fields[b"ns"])
+        return text(record_id), int(fields[b"ns"])
 
     async def changes(self, namespace: str, after: str, count: int) -> tuple[int, list[Change]]:
         """Redis's clock (ms) and up to `count` change records after stream id `after`.
@@ -389,76 +389,3 @@ class Store:
         async with self._errors("first_change"):
             first = await self._redis.xrange(self._ns(namespace).log, count=1)
         return Change.from_record(first[0]) if first else None
-
-
-@dataclass(frozen=True)
-class Change:
-    """One change-log record."""
-
-    id: str
-    op: str
-    key: str
-    version: int
-    namespace_version: int
-
-    @classmethod
-    def from_record(cls, record: Sequence[Any]) -> Change:
-        """Parse an XRANGE/XREAD record (id, [field, value, ...] or {field: value})."""
-        record_id, fields = record[0], record[1]
-        if not isinstance(fields, dict):
-            fields = dict(zip(fields[::2], fields[1::2], strict=True))
-        values = {_text(k): v for k, v in fields.items()}
-        return cls(
-            id=_text(record_id),
-            op=_text(values["op"]),
-            key=_text(values["key"]),
-            version=int(values["v"]),
-            namespace_version=int(values["ns"]),
-        )
-
-    @property
-    def time_ms(self) -> int:
-        """When the record was written (the stream id's millisecond part)."""
-        return int(self.id.split("-", 1)[0])
-
-
-def encode_page_token(cursor: str | None) -> str:
-    """Opaque page token for a cursor key ('' when there is no next page)."""
-    if cursor is None:
-        return ""
-    return base64.urlsafe_b64encode(cursor.encode("utf-8")).decode("ascii")
-
-
-def decode_page_token(token: str) -> str | None:
-    """Inverse of encode_page_token; InvalidArgument for a token we did not issue."""
-    if not token:
-        return None
-    try:
-        cursor = base64.b64decode(token.encode("ascii"), altchars=b"-_", validate=True)
-        if cursor:
-            return cursor.decode("utf-8")
-    except (ValueError, binascii.Error, UnicodeError):
-        pass
-    raise InvalidArgument("page_token", "is not a token returned by Keys")
-
-
-def _text(value: Any) -> str:
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
-
-
-def _entry(key: str, row: Sequence[Any]) -> StoredEntry:
-    version, created, updated, event, expires, meta, text, is_full, seq = row
-    return StoredEntry(
-        key=key,
-        stamp=Stamp(
-            version=int(version),
-            created_ms=int(created),
-            updated_ms=int(updated),
-            expires_ms=int(expires),
-            event_ms=int(event),
-            sequence=int(seq or 0),
-        ),
-        meta=EntryMeta.unpack(meta),
-        content=_text(text),
-        full=_text(is_full) == "1",
-    )

@@ -1,0 +1,89 @@
+"""Redis replies read back as domain values: entry rows, change-log records, page tokens."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InvalidArgument
+from ..model import EntryMeta, Stamp, StoredEntry
+
+__all__ = ["Change", "decode_page_token", "encode_page_token", "entry_from_row", "text"]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change-log record."""
+
+    id: str
+    op: str
+    key: str
+    version: int
+    namespace_version: int
+
+    @classmethod
+    def from_record(cls, record: Sequence[Any]) -> Change:
+        """Parse an XRANGE/XREAD record (id, [field, value, ...] or {field: value})."""
+        record_id, fields = record[0], record[1]
+        if not isinstance(fields, dict):
+            fields = dict(zip(fields[::2], fields[1::2], strict=True))
+        values = {text(k): v for k, v in fields.items()}
+        return cls(
+            id=text(record_id),
+            op=text(values["op"]),
+            key=text(values["key"]),
+            version=int(values["v"]),
+            namespace_version=int(values["ns"]),
+        )
+
+    @property
+    def time_ms(self) -> int:
+        """When the record was written (the stream id's millisecond part)."""
+        return int(self.id.split("-", 1)[0])
+
+
+def encode_page_token(cursor: str | None) -> str:
+    """Opaque page token for a cursor key ('' when there is no next page)."""
+    if cursor is None:
+        return ""
+    return base64.urlsafe_b64encode(cursor.encode("utf-8")).decode("ascii")
+
+
+def decode_page_token(token: str) -> str | None:
+    """Inverse of encode_page_token; InvalidArgument for a token we did not issue."""
+    if not token:
+        return None
+    try:
+        cursor = base64.b64decode(token.encode("ascii"), altchars=b"-_", validate=True)
+        if cursor:
+            return cursor.decode("utf-8")
+    except (ValueError, binascii.Error, UnicodeError):
+        pass
+    raise InvalidArgument("page_token", "is not a token returned by Keys")
+
+
+def text(value: Any) -> str:
+    """A Redis reply value as text."""
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def entry_from_row(key: str, row: Sequence[Any]) -> StoredEntry:
+    """An entry as get_many.lua returns it."""
+    version, created, updated, event, expires, meta, body, is_full, seq = row
+    return StoredEntry(
+        key=key,
+        stamp=Stamp(
+            version=int(version),
+            created_ms=int(created),
+            updated_ms=int(updated),
+            expires_ms=int(expires),
+            event_ms=int(event),
+            sequence=int(seq or 0),
+        ),
+        meta=EntryMeta.unpack(meta),
+        content=text(body),
+        full=text(is_full) == "1",
+    )
