@@ -3,6 +3,7 @@
     python -m benchmarks.quality --dataset path/to/locomo_dev.json --out q.json
         [--budgets 500,1000,2000,4000] [--strategies scored,relevant,recent]
         [--target HOST:PORT]  (default: start a server on a private Valkey)
+        [--preset headroom]   (a Fit weight preset other than the default)
         [--plot q.png] [--agent-scenario/--no-agent-scenario]
 
 Every turn of a conversation becomes an entry of its own namespace (key = dia_id, event
@@ -233,7 +234,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         target = await target_or_own_server(stack, args.target)
         client = await stack.enter_async_context(AsyncClient(target, timeout=120))
         keys = await load(client, samples)
-        report = await evaluate(client, samples, keys, budgets, strategies)
+        options = {"preset": args.preset} if args.preset else None
+        report = await evaluate(client, samples, keys, budgets, strategies, options)
         if args.agent_scenario:
             report["agent_scenario"] = await agent_scenario(client)
     return report
@@ -249,6 +251,7 @@ def main() -> None:
     parser.add_argument("--budgets", default="500,1000,2000,4000")
     parser.add_argument("--strategies", default="scored,relevant,recent")
     parser.add_argument("--target", help="HOST:PORT of a running server (default: start one)")
+    parser.add_argument("--preset", help="Fit weight preset (default: the server's default)")
     parser.add_argument("--plot", help="PNG of recall against budget (default: next to --out)")
     parser.add_argument(
         "--agent-scenario", action=argparse.BooleanOptionalAction, default=True,
