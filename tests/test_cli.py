@@ -1,9 +1,12 @@
-"""The `sharedctx` command against a real server: human and --json output, stdin content."""
+"""The `sharedctx` command against a real server: human and --json output, stdin content; the
+server's commands found through entry points, and what they say when it is missing."""
 
 from __future__ import annotations
 
 import io
 import json
+import sys
+from importlib.metadata import entry_points
 
 import pytest
 from sharedctx.cli import main
@@ -95,3 +98,63 @@ def test_fit_shows_an_excerpt_with_its_line_ranges_and_scored_segments(
     )
     code, out, _ = run(capsys, "fit", *target, query, "--budget", "400", "--no-excerpts")
     assert "0 of 1 entries" in out and "too_large" in out
+
+
+def test_reembed_is_a_command_of_the_server_package(
+    threaded_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = ("--target", f"127.0.0.1:{threaded_server.port}", "-n", NS)
+    run(capsys, "put", *target, "notes/1", "first note")
+    run(capsys, "put", *target, "notes/2", "second note")
+    code, out, _ = run(capsys, "reembed", *target, "--force", "--json")
+    assert code == 0 and json.loads(out) == {"done": 2, "total": 2, "computed": 2}
+    code, out, err = run(capsys, "reembed", *target)
+    assert code == 0 and "re-embedding [" in err and out.startswith("2 entries")
+
+
+def test_the_server_commands_come_from_entry_points() -> None:
+    from sharedctx.cli import COMMAND_GROUP, added_commands
+    from sharedctx_server import cli as server_cli
+
+    commands = added_commands()
+    assert commands["serve"] is server_cli.SERVE
+    assert commands["compress"] is server_cli.COMPRESS
+    assert commands["reembed"] is server_cli.REEMBED
+    assert {p.name for p in entry_points(group=COMMAND_GROUP)} == {"serve", "compress", "reembed"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["serve", "--listen", "0.0.0.0:1", "--insecure"], "the server is not installed"),
+        (["compress", "--json", "notes.txt"], "compress needs the server"),
+        (["reembed", "-n", NS, "--force"], "reembed needs the server package"),
+    ],
+)
+def test_without_the_server_package_its_commands_say_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    hint: str,
+) -> None:
+    monkeypatch.setattr("sharedctx.cli.added_commands", dict)
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert err == f"{hint}: pip install 'sharedctx[server]'\n"
+
+
+def test_serve_without_the_server_extra_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The command loads (it needs only the standard library), but the server does not import.
+    monkeypatch.setitem(sys.modules, "sharedctx_server.server", None)
+    code, _, err = run(capsys, "serve", "--listen", "127.0.0.1:0")
+    assert code == 2
+    assert err == "the server is not installed: pip install 'sharedctx[server]'\n"
+
+
+def test_unknown_arguments_are_still_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["keys", "-n", NS, "--no-such-flag"])
+    assert info.value.code == 2
+    assert "unrecognized arguments: --no-such-flag" in capsys.readouterr().err

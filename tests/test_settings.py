@@ -1,11 +1,19 @@
-"""Settings come from SHAREDCTX_* variables, with flags on top."""
+"""Settings come from SHAREDCTX_* variables, with flags on top; `serve`'s flags and
+docs/configuration.md are generated from the settings' own descriptions."""
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
-from sharedctx_server.settings import Settings
+from sharedctx_server.cli import SERVE, settings_from
+from sharedctx_server.settings import Limits, Settings, reference
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "gen_settings_doc.py"
 
 
 def test_environment_then_flags() -> None:
@@ -56,3 +64,78 @@ async def test_a_negative_excerpt_minimum_stops_the_start() -> None:
 def test_excerpt_settings_come_from_the_environment_and_flags() -> None:
     s = Settings.from_env({"SHAREDCTX_EXCERPTS": "false"}, excerpt_min_tokens=64)
     assert (s.excerpts, s.excerpt_min_tokens) == (False, 64)
+
+
+def serve_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sharedctx serve")
+    SERVE.add_arguments(parser)
+    return parser
+
+
+def test_every_setting_has_a_serve_flag_unless_it_is_marked_env_only() -> None:
+    flags = {opt for action in serve_parser()._actions for opt in action.option_strings}
+    settings = reference()
+    assert {s.name for s in settings} == (
+        {f.name for f in fields(Settings)} - {"limits"} | {f.name for f in fields(Limits)}
+    )
+    assert {s.flag for s in settings if s.flag} <= flags
+    assert {s.name for s in settings if s.flag is None} == {
+        "sweep_batch",
+        "health_interval_seconds",
+    }
+    assert all(s.meaning and s.default for s in settings)
+
+
+def test_each_flag_sets_its_setting() -> None:
+    defaults = Settings()
+    argv: list[str] = []
+    expected: dict[str, object] = {}
+    samples = {"int": ("7", 7), "float": ("2.5", 2.5), "path": ("/srv/x", Path("/srv/x"))}
+    for s in reference():
+        if s.flag is None:
+            continue
+        if s.kind == "bool":
+            default = getattr(defaults, s.name)
+            argv.append(f"--no-{s.flag[2:]}" if default else s.flag)
+            expected[s.name] = not default
+        else:
+            text, value = samples.get(s.kind, (s.choices[-1] if s.choices else "abc",) * 2)
+            argv += [s.flag, text]
+            expected[s.name] = value
+    got = settings_from(serve_parser().parse_args(argv), env={})
+    for name, value in expected.items():
+        where = got.limits if name in Limits.__dataclass_fields__ else got
+        assert getattr(where, name) == value, name
+
+
+def test_serve_flags_win_over_the_environment_which_wins_over_defaults() -> None:
+    args = serve_parser().parse_args(["--listen", "127.0.0.1:7000", "--max-tags", "5"])
+    env = {
+        "SHAREDCTX_LISTEN": "0.0.0.0:6000",
+        "SHAREDCTX_MAX_TAGS": "9",
+        "SHAREDCTX_EMBED_BATCH": "8",
+        "SHAREDCTX_LOG_LEVEL": "DEBUG",
+        "SHAREDCTX_SWEEP_BATCH": "3",
+    }
+    s = settings_from(args, env)
+    assert (s.listen, s.limits.max_tags) == ("127.0.0.1:7000", 5)
+    assert (s.embed_batch, s.log_level, s.sweep_batch) == (8, "DEBUG", 3)
+    assert s.limits.max_key_bytes == Limits().max_key_bytes
+    assert settings_from(serve_parser().parse_args([]), {}).log_level == "INFO"
+
+
+def test_serve_flags_check_their_values() -> None:
+    for argv in (["--max-tags", "many"], ["--quota-policy", "drop"], ["--log-format", "xml"]):
+        with pytest.raises(SystemExit):
+            serve_parser().parse_args(argv)
+
+
+def test_docs_configuration_is_what_the_script_generates() -> None:
+    spec = importlib.util.spec_from_file_location("gen_settings_doc", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    committed = ROOT / "docs" / "configuration.md"
+    assert committed.read_text() == gen.render(), (
+        "docs/configuration.md drifted from the settings: run python scripts/gen_settings_doc.py"
+    )

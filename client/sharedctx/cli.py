@@ -1,4 +1,9 @@
-"""The `sharedctx` command: run the server, and put/get/list/delete entries from a shell."""
+"""The `sharedctx` command: run the server, and put/get/list/delete entries from a shell.
+
+Other commands come from the `sharedctx.commands` entry-point group: each entry point is named
+after its command and refers to a `Command`. The server package adds `serve`, `compress` and
+`reembed` that way (sharedctx_server/cli.py), so this package never imports the server.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +13,46 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 
 from .client import DEFAULT_TARGET, Client
 from .errors import SharedCtxError
-from .types import KINDS, FitEntry, FitResult
+from .types import FitEntry, FitResult
+from .wire import KINDS
+
+COMMAND_GROUP = "sharedctx.commands"
+_SERVER_HINT = "pip install 'sharedctx[server]'"
+# What the commands of the server package say when it is not installed.
+NOT_INSTALLED = {
+    "serve": f"the server is not installed: {_SERVER_HINT}",
+    "compress": f"compress needs the server: {_SERVER_HINT}",
+    "reembed": f"reembed needs the server package: {_SERVER_HINT}",
+}
 
 
-def _add_client_args(p: argparse.ArgumentParser) -> None:
+class Command(Protocol):
+    """A command another package adds to `sharedctx` (an entry point of COMMAND_GROUP)."""
+
+    @property
+    def help(self) -> str:
+        """One line for `sharedctx --help`."""
+        ...
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Declare the command's arguments."""
+        ...
+
+    def run(self, args: argparse.Namespace) -> int:
+        """Do it; return the exit code (a SharedCtxError exits 1 with its status)."""
+        ...
+
+
+def add_client_args(p: argparse.ArgumentParser) -> None:
+    """The arguments of every command that calls a server (target, auth, TLS, namespace)."""
     p.add_argument(
         "--target",
         default=os.environ.get("SHAREDCTX_TARGET", DEFAULT_TARGET),
@@ -38,186 +72,6 @@ def _add_client_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tls-client-cert", help="client certificate (PEM) for servers that want mTLS")
     p.add_argument("--tls-client-key", help="private key (PEM) of --tls-client-cert")
     p.add_argument("-n", "--namespace", required=True, help="namespace, e.g. team-a/session-42")
-
-
-def _serve_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--listen", help="HOST:PORT to serve on (default 127.0.0.1:50051)")
-    p.add_argument(
-        "--redis-url", help="redis:// or rediss:// URL; without it an embedded server is started"
-    )
-    p.add_argument("--redis-cluster", action="store_true", default=None, help="URL is a cluster")
-    p.add_argument("--data-dir", help="embedded server's data folder (~/.local/share/sharedctx)")
-    p.add_argument("--default-ttl-seconds", type=int, help="TTL when a Put gives none (0 = never)")
-    p.add_argument("--token-encoding", help="tiktoken encoding: o200k_base or cl100k_base")
-    p.add_argument("--grace-seconds", type=float, help="drain time on SIGTERM (default 10)")
-    p.add_argument("--max-content-bytes", type=int, help="largest content accepted (1 MiB)")
-    p.add_argument("--max-batch-entries", type=int, help="most entries per PutMany/GetMany")
-    p.add_argument("--log-level", default=os.environ.get("SHAREDCTX_LOG_LEVEL", "INFO"))
-    p.add_argument("--log-format", choices=("text", "json"), help="log lines as text or JSON lines")
-    p.add_argument("--metrics-listen", help="HOST:PORT for Prometheus /metrics (off when unset)")
-    p.add_argument(
-        "--excerpts",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="cut large entries into segments at Put so Fit can return excerpts (default on)",
-    )
-    p.add_argument(
-        "--excerpt-min-tokens", type=int, help="smallest entry cut into segments (default 256)"
-    )
-    quota = p.add_argument_group("per-namespace quotas (0 = unlimited; see the README)")
-    quota.add_argument("--namespace-max-entries", type=int, help="most entries per namespace")
-    quota.add_argument("--namespace-max-bytes", type=int, help="most content bytes per namespace")
-    quota.add_argument(
-        "--quota-policy",
-        choices=("reject", "evict_oldest"),
-        help="what a full namespace does with a write (default reject)",
-    )
-    quota.add_argument("--quotas", type=Path, help="JSON file of quotas per namespace prefix")
-    sec = p.add_argument_group("security (each flag also reads SHAREDCTX_<FLAG_NAME>)")
-    sec.add_argument("--auth-tokens", type=Path, help="JSON file of bearer tokens and their scope")
-    sec.add_argument("--jwt-key", type=Path, help="JWT key file: HS256 secret or PEM public key")
-    sec.add_argument("--jwt-issuer", help="required `iss` of JWTs")
-    sec.add_argument("--jwt-audience", help="required `aud` of JWTs")
-    sec.add_argument("--tls-cert", type=Path, help="server certificate chain (PEM): serve TLS")
-    sec.add_argument("--tls-key", type=Path, help="private key (PEM) of --tls-cert")
-    sec.add_argument("--tls-client-ca", type=Path, help="require client certificates of this CA")
-    sec.add_argument(
-        "--insecure",
-        action="store_true",
-        default=None,
-        help="allow serving a non-loopback address without authentication",
-    )
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser for every subcommand."""
-    parser = argparse.ArgumentParser(prog="sharedctx", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    _serve_args(sub.add_parser("serve", help="run the gRPC server"))
-
-    put = sub.add_parser("put", help="store an entry (content from the argument or stdin)")
-    _add_client_args(put)
-    put.add_argument("key")
-    put.add_argument("content", nargs="?", help="text to store; read from stdin when omitted")
-    put.add_argument("--ttl", type=int, default=0, help="seconds until it expires")
-    put.add_argument("--compressed", help="your own compressed form")
-    put.add_argument("--kind", choices=KINDS[1:])
-    put.add_argument("--role", default="")
-    put.add_argument("--agent-id", default="")
-    put.add_argument("--tool-name", default="")
-    put.add_argument("--tag", action="append", default=[], dest="tags")
-    put.add_argument("--importance", type=float)
-    put.add_argument("--thread", default="")
-    put.add_argument("--if-version", type=int, help="write only at this version (0 = create)")
-
-    get = sub.add_parser("get", help="print an entry")
-    _add_client_args(get)
-    get.add_argument("key")
-    get.add_argument("--full", action="store_true", help="the original instead of compressed")
-
-    keys = sub.add_parser("keys", help="list live keys")
-    _add_client_args(keys)
-    keys.add_argument("prefix", nargs="?", default="")
-
-    delete = sub.add_parser("delete", help="remove an entry")
-    _add_client_args(delete)
-    delete.add_argument("key")
-    delete.add_argument("--if-version", type=int)
-
-    stats = sub.add_parser("stats", help="namespace totals")
-    _add_client_args(stats)
-
-    clear = sub.add_parser("clear", help="remove every entry of a namespace")
-    _add_client_args(clear)
-
-    fit = sub.add_parser("fit", help="the entries that best fill a token budget for a query")
-    _add_client_args(fit)
-    fit.add_argument("query")
-    fit.add_argument("--budget", type=int, default=2000, help="token budget (default 2000)")
-    fit.add_argument("--strategy", choices=["scored", "relevant", "recent"])
-    fit.add_argument("--keep-recent", type=int, help="newest entries forced in (default 2)")
-    fit.add_argument("--max-entries", type=int)
-    fit.add_argument("--form", choices=["compressed", "full", "auto"])
-    fit.add_argument("--adaptive", choices=["none", "conservative", "moderate", "aggressive"])
-    fit.add_argument("--content", action="store_true", help="print the selected texts")
-    fit.add_argument("--explain", action="store_true", help="every candidate with factors")
-    fit.add_argument(
-        "--excerpts",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="let large entries come back as excerpts of their matching lines (default on)",
-    )
-
-    watch = sub.add_parser("watch", help="print the namespace's changes as they happen")
-    _add_client_args(watch)
-    watch.add_argument("--resume-token", help="continue after this event's token")
-
-    compress = sub.add_parser(
-        "compress", help="show the compressed form the server would store (runs locally)"
-    )
-    compress.add_argument("file", nargs="?", help="file to read; stdin when omitted")
-    compress.add_argument("--kind", choices=KINDS[1:], help="the entry's kind (a hint)")
-    compress.add_argument("--tool-name", help="the tool that printed it (a hint), e.g. pytest")
-    compress.add_argument("--token-encoding", default="o200k_base")
-    compress.add_argument("--json", action="store_true", help="machine-readable output")
-    compress.add_argument("--stats-only", action="store_true", help="only the token counts")
-
-    reembed = sub.add_parser("reembed", help="recompute embeddings with the server's model")
-    _add_client_args(reembed)
-    reembed.add_argument("--force", action="store_true", help="also recompute existing ones")
-    return parser
-
-
-def _serve(args: argparse.Namespace) -> int:
-    import asyncio
-
-    try:
-        from sharedctx_server.edge.logs import configure as configure_logging
-        from sharedctx_server.errors import ConfigError
-        from sharedctx_server.server import serve
-        from sharedctx_server.settings import Settings
-    except ImportError:
-        print("the server is not installed: pip install 'sharedctx[server]'", file=sys.stderr)
-        return 2
-    settings = Settings.from_env(
-        listen=args.listen,
-        redis_url=args.redis_url,
-        redis_cluster=args.redis_cluster,
-        data_dir=args.data_dir,
-        default_ttl_seconds=args.default_ttl_seconds,
-        token_encoding=args.token_encoding,
-        grace_seconds=args.grace_seconds,
-        max_content_bytes=args.max_content_bytes,
-        max_batch_entries=args.max_batch_entries,
-        auth_tokens=args.auth_tokens,
-        jwt_key=args.jwt_key,
-        jwt_issuer=args.jwt_issuer,
-        jwt_audience=args.jwt_audience,
-        tls_cert=args.tls_cert,
-        tls_key=args.tls_key,
-        tls_client_ca=args.tls_client_ca,
-        insecure=args.insecure,
-        log_format=args.log_format,
-        metrics_listen=args.metrics_listen,
-        excerpts=args.excerpts,
-        excerpt_min_tokens=args.excerpt_min_tokens,
-        namespace_max_entries=args.namespace_max_entries,
-        namespace_max_bytes=args.namespace_max_bytes,
-        quota_policy=args.quota_policy,
-        quotas=args.quotas,
-    )
-    try:
-        configure_logging(settings.log_format, args.log_level)
-    except ValueError as exc:  # an unknown SHAREDCTX_LOG_FORMAT or log level
-        print(f"sharedctx serve: {exc}", file=sys.stderr)
-        return 2
-    try:
-        asyncio.run(serve(settings))
-    except ConfigError as exc:
-        print(f"sharedctx serve: {exc}", file=sys.stderr)
-        return 2
-    return 0
 
 
 def _read_pem(path: str | None) -> bytes | None:
@@ -240,40 +94,15 @@ def _credentials(args: argparse.Namespace) -> grpc.ChannelCredentials | None:
     )
 
 
-def _compress(args: argparse.Namespace) -> int:
-    try:
-        from sharedctx_server.compress import compress, describe, looks_binary
-        from sharedctx_server.tokens import TokenCounter
-    except ImportError:
-        print("compress needs the server: pip install 'sharedctx[server]'", file=sys.stderr)
-        return 2
-    raw = Path(args.file).read_bytes() if args.file else sys.stdin.buffer.read()
-    try:
-        content = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        print("sharedctx: the input is not UTF-8 text; Put would reject it", file=sys.stderr)
-        return 1
-    if looks_binary(content):
-        print("sharedctx: the input looks binary; Put would reject it", file=sys.stderr)
-        return 1
-    counter = TokenCounter(args.token_encoding)
-    result = compress(content, count_tokens=counter.count, kind=args.kind, tool_name=args.tool_name)
-    summary = {
-        "compressor": result.compressor,
-        "original_tokens": result.original_tokens,
-        "compressed_tokens": result.compressed_tokens,
-        "token_density": round(result.token_density, 3),
-    }
-    if args.json:
-        print(json.dumps({**summary, "compressed": result.text}, ensure_ascii=False))
-    else:
-        if not args.stats_only:
-            print(result.text)
-        print(describe(result), file=sys.stderr)
-    return 0
+def connect(args: argparse.Namespace) -> Client:
+    """A Client for the arguments of add_client_args."""
+    return Client(
+        args.target, timeout=args.timeout, token=args.token, credentials=_credentials(args)
+    )
 
 
-def _emit(args: argparse.Namespace, data: Any, human: str) -> None:
+def emit(args: argparse.Namespace, data: Any, human: str) -> None:
+    """Print `data` as JSON with --json, else `human`."""
     print(json.dumps(data, ensure_ascii=False) if args.json else human)
 
 
@@ -294,7 +123,7 @@ def _put(client: Client, args: argparse.Namespace) -> None:
         thread=args.thread,
         if_version=args.if_version,
     )
-    _emit(
+    emit(
         args,
         entry.to_dict(),
         f"stored {entry.key} version {entry.version} "
@@ -304,22 +133,22 @@ def _put(client: Client, args: argparse.Namespace) -> None:
 
 def _get(client: Client, args: argparse.Namespace) -> None:
     entry = client.get(args.namespace, args.key, full=args.full)
-    _emit(args, entry.to_dict(), entry.content)
+    emit(args, entry.to_dict(), entry.content)
 
 
 def _keys(client: Client, args: argparse.Namespace) -> None:
     found = list(client.keys(args.namespace, args.prefix))
-    _emit(args, found, "\n".join(found))
+    emit(args, found, "\n".join(found))
 
 
 def _delete(client: Client, args: argparse.Namespace) -> None:
     deleted = client.delete(args.namespace, args.key, if_version=args.if_version)
-    _emit(args, {"deleted": deleted}, "deleted" if deleted else "not found")
+    emit(args, {"deleted": deleted}, "deleted" if deleted else "not found")
 
 
 def _stats(client: Client, args: argparse.Namespace) -> None:
     s = client.stats(args.namespace)
-    _emit(
+    emit(
         args,
         s.__dict__,
         f"{s.entries} entries, {s.original_tokens} tokens "
@@ -330,7 +159,7 @@ def _stats(client: Client, args: argparse.Namespace) -> None:
 
 def _clear(client: Client, args: argparse.Namespace) -> None:
     n = client.clear(args.namespace)
-    _emit(args, {"deleted": n}, f"cleared {n} entries")
+    emit(args, {"deleted": n}, f"cleared {n} entries")
 
 
 def _fit(client: Client, args: argparse.Namespace) -> None:
@@ -348,7 +177,7 @@ def _fit(client: Client, args: argparse.Namespace) -> None:
         excerpts=args.excerpts,
     )
     if args.json:
-        _emit(args, _fit_dict(result), "")
+        emit(args, _fit_dict(result), "")
         return
     print(format_fit_table(result, explain=args.explain))
     if args.content:
@@ -424,29 +253,11 @@ def _watch(client: Client, args: argparse.Namespace) -> None:
             "namespace_version": change.namespace_version, "time": when,
             "resume_token": change.resume_token,
         }  # fmt: skip
-        _emit(args, data, f"{when} {change.op:6} {change.key} v{change.version}")
+        emit(args, data, f"{when} {change.op:6} {change.key} v{change.version}")
         sys.stdout.flush()
 
 
-def _reembed(client: Client, args: argparse.Namespace) -> None:
-    last = None
-    for step in client.reembed(args.namespace, force=args.force):
-        last = step
-        if not args.json:
-            width = 30
-            filled = int(width * step.done / step.total) if step.total else width
-            sys.stderr.write(
-                f"\rre-embedding [{'#' * filled}{'.' * (width - filled)}] "
-                f"{step.done}/{step.total} ({step.computed} computed)"
-            )
-            sys.stderr.flush()
-    if not args.json:
-        sys.stderr.write("\n")
-    if last is not None:
-        _emit(args, asdict(last), f"{last.done} entries, {last.computed} embeddings computed")
-
-
-_COMMANDS: dict[str, Callable[[Client, argparse.Namespace], None]] = {
+_CLIENT_COMMANDS: dict[str, Callable[[Client, argparse.Namespace], None]] = {
     "put": _put,
     "get": _get,
     "keys": _keys,
@@ -455,26 +266,122 @@ _COMMANDS: dict[str, Callable[[Client, argparse.Namespace], None]] = {
     "clear": _clear,
     "fit": _fit,
     "watch": _watch,
-    "reembed": _reembed,
 }
 
 
-def _run_client(args: argparse.Namespace) -> int:
-    creds = _credentials(args)
-    with Client(args.target, timeout=args.timeout, token=args.token, credentials=creds) as client:
-        _COMMANDS[args.command](client, args)
-    return 0
+def _calling(command: Callable[[Client, argparse.Namespace], None]) -> Callable[..., int]:
+    def run(args: argparse.Namespace) -> int:
+        with connect(args) as client:
+            command(client, args)
+        return 0
+
+    return run
+
+
+def _absent(hint: str) -> Callable[..., int]:
+    def run(args: argparse.Namespace) -> int:
+        print(hint, file=sys.stderr)
+        return 2
+
+    return run
+
+
+def _client_parser(sub: Any, name: str, help: str) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=help)
+    add_client_args(parser)
+    parser.set_defaults(run=_calling(_CLIENT_COMMANDS[name]))
+    return parser
+
+
+def _client_parsers(sub: Any) -> None:
+    put = _client_parser(sub, "put", help="store an entry (content from the argument or stdin)")
+    put.add_argument("key")
+    put.add_argument("content", nargs="?", help="text to store; read from stdin when omitted")
+    put.add_argument("--ttl", type=int, default=0, help="seconds until it expires")
+    put.add_argument("--compressed", help="your own compressed form")
+    put.add_argument("--kind", choices=KINDS[1:])
+    put.add_argument("--role", default="")
+    put.add_argument("--agent-id", default="")
+    put.add_argument("--tool-name", default="")
+    put.add_argument("--tag", action="append", default=[], dest="tags")
+    put.add_argument("--importance", type=float)
+    put.add_argument("--thread", default="")
+    put.add_argument("--if-version", type=int, help="write only at this version (0 = create)")
+
+    get = _client_parser(sub, "get", help="print an entry")
+    get.add_argument("key")
+    get.add_argument("--full", action="store_true", help="the original instead of compressed")
+
+    keys = _client_parser(sub, "keys", help="list live keys")
+    keys.add_argument("prefix", nargs="?", default="")
+
+    delete = _client_parser(sub, "delete", help="remove an entry")
+    delete.add_argument("key")
+    delete.add_argument("--if-version", type=int)
+
+    _client_parser(sub, "stats", help="namespace totals")
+    _client_parser(sub, "clear", help="remove every entry of a namespace")
+
+    fit = _client_parser(sub, "fit", help="the entries that best fill a token budget for a query")
+    fit.add_argument("query")
+    fit.add_argument("--budget", type=int, default=2000, help="token budget (default 2000)")
+    fit.add_argument("--strategy", choices=["scored", "relevant", "recent"])
+    fit.add_argument("--keep-recent", type=int, help="newest entries forced in (default 2)")
+    fit.add_argument("--max-entries", type=int)
+    fit.add_argument("--form", choices=["compressed", "full", "auto"])
+    fit.add_argument("--adaptive", choices=["none", "conservative", "moderate", "aggressive"])
+    fit.add_argument("--content", action="store_true", help="print the selected texts")
+    fit.add_argument("--explain", action="store_true", help="every candidate with factors")
+    fit.add_argument(
+        "--excerpts",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="let large entries come back as excerpts of their matching lines (default on)",
+    )
+
+    watch = _client_parser(sub, "watch", help="print the namespace's changes as they happen")
+    watch.add_argument("--resume-token", help="continue after this event's token")
+
+
+def added_commands() -> dict[str, Command]:
+    """The commands other installed packages add, by name (first of a name wins)."""
+    found: dict[str, Command] = {}
+    for point in entry_points(group=COMMAND_GROUP):
+        if point.name in found or point.name in _CLIENT_COMMANDS:
+            continue
+        try:
+            found[point.name] = point.load()
+        except ImportError:  # a half-installed package: its commands say how to install it
+            continue
+    return found
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand, added ones included."""
+    description = (__doc__ or "").split("\n\n")[0]
+    parser = argparse.ArgumentParser(prog="sharedctx", description=description)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, command in added_commands().items():
+        p = sub.add_parser(name, help=command.help)
+        command.add_arguments(p)
+        p.set_defaults(run=command.run)
+    for name, hint in NOT_INSTALLED.items():
+        if name not in sub.choices:
+            # Parsed leniently: whatever the arguments, the answer is how to install it.
+            p = sub.add_parser(name, help=f"(not installed: {_SERVER_HINT})")
+            p.set_defaults(run=_absent(hint), lenient=True)
+    _client_parsers(sub)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `sharedctx` command."""
-    args = build_parser().parse_args(argv)
-    if args.command == "serve":
-        return _serve(args)
-    if args.command == "compress":
-        return _compress(args)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and not getattr(args, "lenient", False):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
-        return _run_client(args)
+        return int(args.run(args))
     except SharedCtxError as exc:
         code = exc.code.name if exc.code is not None else "ERROR"
         print(f"sharedctx: {code}: {exc.message}", file=sys.stderr)

@@ -1,26 +1,29 @@
 """`Client` (blocking) and `AsyncClient` (asyncio) for the SharedContext service.
 
-Both build the same requests (in `_Requests`) and differ only in how they call. Idempotent calls
-(get, get_many, keys, stats, unconditional delete) are retried with backoff on UNAVAILABLE;
+Each call is defined once, in calls.py (its request, whether it is idempotent, its reply's
+conversion); `_Calls` makes every definition a method of both clients, and each client only
+carries calls its way (and pages through `keys` on calls.keys_page). Idempotent calls (get,
+get_many, keys, stats, fit, unconditional delete) are retried with backoff on UNAVAILABLE;
 writes are not, because a lost reply would turn a retry into a second write.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import random
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
+from typing import Any, Generic, ParamSpec, TypeVar, overload
 
 import grpc
 
+from . import calls
 from .errors import from_rpc_error
-from .types import Change, Entry, FitResult, PutItem, ReembedProgress, Stats, fit_request
-from .v1 import sharedctx_pb2 as pb
 from .v1 import sharedctx_pb2_grpc as pb_grpc
 
-T = TypeVar("T")
+P = ParamSpec("P")
+R = TypeVar("R")
 DEFAULT_TARGET = "127.0.0.1:50051"
 _RETRYABLE = (grpc.StatusCode.UNAVAILABLE,)
 _MAX_MESSAGE = 64 * 1024 * 1024
@@ -46,29 +49,82 @@ def _backoff(attempt: int) -> float:
     return float(min(2.0, 0.05 * (2**attempt)) * (0.5 + random.random() / 2))
 
 
-class _Requests:
-    """Request builders shared by both clients."""
+class _Method:
+    """A call definition of calls.py seen as a method: each client class makes its own function
+    from it (`owner._<kind>_method`), once, named, documented and signed like the definition
+    (with the return annotation `owner._<kind>_result` says, for help() and inspect)."""
 
-    @staticmethod
-    def put(namespace: str, key: str, content: str, **fields: Any) -> pb.PutRequest:
-        return PutItem(key=key, content=content, **fields).to_proto(namespace)
+    _kind = ""
 
-    @staticmethod
-    def put_many(namespace: str, items: Iterable[PutItem | dict[str, Any]]) -> pb.PutManyRequest:
-        entries = [(i if isinstance(i, PutItem) else PutItem(**i)).to_proto() for i in items]
-        return pb.PutManyRequest(namespace=namespace, entries=entries)
+    def __init__(self, define: Callable[..., Any]) -> None:
+        self._define = define
+        self._made: dict[type[Any], Callable[..., Any]] = {}
 
-    @staticmethod
-    def delete(namespace: str, key: str, if_version: int | None) -> pb.DeleteRequest:
-        req = pb.DeleteRequest(namespace=namespace, key=key)
-        if if_version is not None:
-            req.if_version = if_version
-        return req
+    def _get(self, obj: Any, owner: type[Any]) -> Any:
+        method = self._made.get(owner)
+        if method is None:
+            method = self._made[owner] = self._make(owner)
+        return method if obj is None else method.__get__(obj, owner)
+
+    def _make(self, owner: type[Any]) -> Callable[..., Any]:
+        define = self._define
+        method: Callable[..., Any] = getattr(owner, f"_{self._kind}_method")(define)
+        sig = inspect.signature(define)
+        # The definition returns a call description, e.g. "Unary[Entry]"; the method, the Entry.
+        result = str(sig.return_annotation).partition("[")[2][:-1]
+        self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        method.__signature__ = sig.replace(  # type: ignore[attr-defined]
+            parameters=[self_param, *sig.parameters.values()],
+            return_annotation=getattr(owner, f"_{self._kind}_result").format(result),
+        )
+        method.__name__ = define.__name__
+        method.__qualname__ = f"{owner.__name__}.{define.__name__}"
+        method.__doc__ = define.__doc__
+        method.__module__ = owner.__module__
+        return method
 
 
-class _Connection:
+class _UnaryMethod(_Method, Generic[P, R]):
+    """A unary call: blocking on Client, a coroutine on AsyncClient."""
+
+    _kind = "unary"
+
+    def __init__(self, define: Callable[P, calls.Unary[R]]) -> None:
+        super().__init__(define)
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> Callable[..., Any]: ...
+    @overload
+    def __get__(self, obj: Client, owner: type[Any]) -> Callable[P, R]: ...
+    @overload
+    def __get__(
+        self, obj: AsyncClient, owner: type[Any]
+    ) -> Callable[P, Coroutine[Any, Any, R]]: ...
+    def __get__(self, obj: Any, owner: type[Any]) -> Any:
+        return self._get(obj, owner)
+
+
+class _StreamMethod(_Method, Generic[P, R]):
+    """A server-streaming call: an iterator on Client, an async iterator on AsyncClient."""
+
+    _kind = "stream"
+
+    def __init__(self, define: Callable[P, calls.Stream[R]]) -> None:
+        super().__init__(define)
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> Callable[..., Any]: ...
+    @overload
+    def __get__(self, obj: Client, owner: type[Any]) -> Callable[P, Iterator[R]]: ...
+    @overload
+    def __get__(self, obj: AsyncClient, owner: type[Any]) -> Callable[P, AsyncIterator[R]]: ...
+    def __get__(self, obj: Any, owner: type[Any]) -> Any:
+        return self._get(obj, owner)
+
+
+class _Calls:
     """What both clients hold: a channel from `_api` (the `grpc` module, or `grpc.aio`, which
-    have the same two channel constructors), its stub, and the per-call defaults."""
+    have the same two channel constructors), its stub, the per-call defaults, and every call."""
 
     _api: Any
 
@@ -91,8 +147,33 @@ class _Connection:
         self._stub = pb_grpc.SharedContextStub(self._channel)  # type: ignore[no-untyped-call]
         self._timeout, self._retries, self._metadata = timeout, retries, _auth_metadata(token)
 
+    put = _UnaryMethod(calls.put)
+    put_many = _UnaryMethod(calls.put_many)
+    get = _UnaryMethod(calls.get)
+    get_many = _UnaryMethod(calls.get_many)
+    delete = _UnaryMethod(calls.delete)
+    stats = _UnaryMethod(calls.stats)
+    clear = _UnaryMethod(calls.clear)
+    fit = _UnaryMethod(calls.fit)
+    watch = _StreamMethod(calls.watch)
+    reembed = _StreamMethod(calls.reembed)
 
-class Client(_Connection):
+    def _send(self, call: calls.Unary[Any] | calls.Stream[Any], **deadline: float) -> Any:
+        """Start `call` on the stub: its reply (sync), an awaitable (asyncio) or a stream."""
+        method = getattr(self._stub, call.rpc)
+        return method(call.request, metadata=self._metadata, **deadline)
+
+    def _attempts(self, call: calls.Unary[Any]) -> int:
+        return self._retries + 1 if call.idempotent else 1
+
+    def _retry_delay(self, exc: grpc.RpcError, attempt: int, attempts: int) -> float:
+        """The pause before attempt `attempt + 1`; the typed error when there is none."""
+        if attempt + 1 < attempts and exc.code() in _RETRYABLE:
+            return _backoff(attempt)
+        raise from_rpc_error(exc) from None
+
+
+class Client(_Calls):
     """Blocking client. Use as a context manager, or call close().
 
     Client(target="127.0.0.1:50051", *, timeout=10.0, retries=3, token=None,
@@ -100,6 +181,8 @@ class Client(_Connection):
     """
 
     _api = grpc
+    _unary_result = "{}"
+    _stream_result = "Iterator[{}]"
 
     def __enter__(self) -> Client:
         return self
@@ -111,65 +194,36 @@ class Client(_Connection):
         """Close the channel."""
         self._channel.close()
 
-    def _call(
-        self, method: Callable[..., T], request: Any, timeout: float | None, idempotent: bool
-    ) -> T:
-        attempts = self._retries + 1 if idempotent else 1
+    def _run(self, call: calls.Unary[R]) -> R:
+        attempts = self._attempts(call)
         for attempt in range(attempts):
             try:
-                return method(request, timeout=timeout or self._timeout, metadata=self._metadata)
+                reply = self._send(call, timeout=call.timeout or self._timeout)
             except grpc.RpcError as exc:
-                if attempt + 1 < attempts and exc.code() in _RETRYABLE:
-                    time.sleep(_backoff(attempt))
-                    continue
-                raise from_rpc_error(exc) from None
+                time.sleep(self._retry_delay(exc, attempt, attempts))
+            else:
+                return call.reply(reply)
         raise AssertionError("unreachable")
 
-    def put(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        *,
-        timeout: float | None = None,
-        **fields: Any,
-    ) -> Entry:
-        """Store one entry; fields as in PutItem (ttl_seconds, compressed, kind, if_version...)."""
-        reply = self._call(
-            self._stub.Put, _Requests.put(namespace, key, content, **fields), timeout, False
-        )
-        return Entry.from_proto(reply.entry)
+    @staticmethod
+    def _unary_method(define: Callable[..., calls.Unary[Any]]) -> Callable[..., Any]:
+        def method(self: Client, *args: Any, **kwargs: Any) -> Any:
+            return self._run(define(*args, **kwargs))
 
-    def put_many(
-        self,
-        namespace: str,
-        items: Iterable[PutItem | dict[str, Any]],
-        *,
-        timeout: float | None = None,
-    ) -> list[Entry]:
-        """Store several entries atomically (all or none)."""
-        reply = self._call(self._stub.PutMany, _Requests.put_many(namespace, items), timeout, False)
-        return [Entry.from_proto(e) for e in reply.entries]
+        return method
 
-    def get(
-        self, namespace: str, key: str, *, full: bool = False, timeout: float | None = None
-    ) -> Entry:
-        """One entry: the compressed form, or the original with full=True."""
-        req = pb.GetRequest(namespace=namespace, key=key, full=full)
-        return Entry.from_proto(self._call(self._stub.Get, req, timeout, True).entry)
+    @staticmethod
+    def _stream_method(define: Callable[..., calls.Stream[Any]]) -> Callable[..., Any]:
+        # A generator, so that nothing is built or sent before the first next().
+        def method(self: Client, *args: Any, **kwargs: Any) -> Iterator[Any]:
+            call = define(*args, **kwargs)
+            try:
+                for reply in self._send(call):
+                    yield call.reply(reply)
+            except grpc.RpcError as exc:
+                raise from_rpc_error(exc) from None
 
-    def get_many(
-        self,
-        namespace: str,
-        keys: Sequence[str],
-        *,
-        full: bool = False,
-        timeout: float | None = None,
-    ) -> dict[str, Entry]:
-        """The entries found, by key (absent or expired keys are left out)."""
-        req = pb.GetManyRequest(namespace=namespace, keys=list(keys), full=full)
-        reply = self._call(self._stub.GetMany, req, timeout, True)
-        return {e.key: Entry.from_proto(e) for e in reply.entries}
+        return method
 
     def keys(
         self,
@@ -182,74 +236,19 @@ class Client(_Connection):
         """Every live key with `prefix`, fetched page by page."""
         token = ""
         while True:
-            req = pb.KeysRequest(
-                namespace=namespace, prefix=prefix, page_size=page_size, page_token=token
-            )
-            reply = self._call(self._stub.Keys, req, timeout, True)
-            yield from reply.keys
-            token = reply.next_page_token
+            page, token = self._run(calls.keys_page(namespace, prefix, page_size, token, timeout))
+            yield from page
             if not token:
                 return
 
-    def delete(
-        self,
-        namespace: str,
-        key: str,
-        *,
-        if_version: int | None = None,
-        timeout: float | None = None,
-    ) -> bool:
-        """Remove an entry; True if a live one went."""
-        req = _Requests.delete(namespace, key, if_version)
-        return bool(self._call(self._stub.Delete, req, timeout, if_version is None).deleted)
 
-    def stats(self, namespace: str, *, timeout: float | None = None) -> Stats:
-        """Totals over the namespace's live entries."""
-        req = pb.StatsRequest(namespace=namespace)
-        return Stats.from_proto(self._call(self._stub.Stats, req, timeout, True))
-
-    def clear(self, namespace: str, *, timeout: float | None = None) -> int:
-        """Remove every entry of the namespace; returns how many were live."""
-        req = pb.ClearRequest(namespace=namespace)
-        return int(self._call(self._stub.Clear, req, timeout, False).deleted)
-
-    def fit(
-        self,
-        namespace: str,
-        query: str,
-        budget_tokens: int,
-        *,
-        timeout: float | None = None,
-        **options: Any,
-    ) -> FitResult:
-        """The entries that best fill `budget_tokens` for `query` (options as in FitRequest)."""
-        req = fit_request(namespace, query, budget_tokens, **options)
-        return FitResult.from_proto(self._call(self._stub.Fit, req, timeout, True))
-
-    def watch(self, namespace: str, resume_token: str = "") -> Iterator[Change]:
-        """Changes of the namespace as they happen; resume after a Change.resume_token."""
-        req = pb.WatchRequest(namespace=namespace, resume_token=resume_token)
-        try:
-            for event in self._stub.Watch(req, metadata=self._metadata):
-                yield Change.from_proto(event)
-        except grpc.RpcError as exc:
-            raise from_rpc_error(exc) from None
-
-    def reembed(self, namespace: str, *, force: bool = False) -> Iterator[ReembedProgress]:
-        """Recompute the namespace's embeddings with the server's model, reporting progress."""
-        req = pb.ReembedRequest(namespace=namespace, force=force)
-        try:
-            for step in self._stub.Reembed(req, metadata=self._metadata):
-                yield ReembedProgress(step.done, step.total, step.computed)
-        except grpc.RpcError as exc:
-            raise from_rpc_error(exc) from None
-
-
-class AsyncClient(_Connection):
+class AsyncClient(_Calls):
     """asyncio client (same arguments as Client). Use as an async context manager, or await
     close()."""
 
     _api = grpc.aio
+    _unary_result = "{}"
+    _stream_result = "AsyncIterator[{}]"
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -261,66 +260,36 @@ class AsyncClient(_Connection):
         """Close the channel."""
         await self._channel.close()
 
-    async def _call(
-        self, method: Callable[..., Any], request: Any, timeout: float | None, idempotent: bool
-    ) -> Any:
-        attempts = self._retries + 1 if idempotent else 1
+    async def _run(self, call: calls.Unary[R]) -> R:
+        attempts = self._attempts(call)
         for attempt in range(attempts):
             try:
-                return await method(
-                    request, timeout=timeout or self._timeout, metadata=self._metadata
-                )
+                reply = await self._send(call, timeout=call.timeout or self._timeout)
             except grpc.RpcError as exc:
-                if attempt + 1 < attempts and exc.code() in _RETRYABLE:
-                    await asyncio.sleep(_backoff(attempt))
-                    continue
-                raise from_rpc_error(exc) from None
+                await asyncio.sleep(self._retry_delay(exc, attempt, attempts))
+            else:
+                return call.reply(reply)
         raise AssertionError("unreachable")
 
-    async def put(
-        self,
-        namespace: str,
-        key: str,
-        content: str,
-        *,
-        timeout: float | None = None,
-        **fields: Any,
-    ) -> Entry:
-        """Store one entry; fields as in PutItem (ttl_seconds, compressed, kind, if_version...)."""
-        req = _Requests.put(namespace, key, content, **fields)
-        return Entry.from_proto((await self._call(self._stub.Put, req, timeout, False)).entry)
+    @staticmethod
+    def _unary_method(define: Callable[..., calls.Unary[Any]]) -> Callable[..., Any]:
+        # A coroutine function, so that nothing is built or sent before it is awaited.
+        async def method(self: AsyncClient, *args: Any, **kwargs: Any) -> Any:
+            return await self._run(define(*args, **kwargs))
 
-    async def put_many(
-        self,
-        namespace: str,
-        items: Iterable[PutItem | dict[str, Any]],
-        *,
-        timeout: float | None = None,
-    ) -> list[Entry]:
-        """Store several entries atomically (all or none)."""
-        req = _Requests.put_many(namespace, items)
-        reply = await self._call(self._stub.PutMany, req, timeout, False)
-        return [Entry.from_proto(e) for e in reply.entries]
+        return method
 
-    async def get(
-        self, namespace: str, key: str, *, full: bool = False, timeout: float | None = None
-    ) -> Entry:
-        """One entry: the compressed form, or the original with full=True."""
-        req = pb.GetRequest(namespace=namespace, key=key, full=full)
-        return Entry.from_proto((await self._call(self._stub.Get, req, timeout, True)).entry)
+    @staticmethod
+    def _stream_method(define: Callable[..., calls.Stream[Any]]) -> Callable[..., Any]:
+        async def method(self: AsyncClient, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+            call = define(*args, **kwargs)
+            try:
+                async for reply in self._send(call):
+                    yield call.reply(reply)
+            except grpc.RpcError as exc:
+                raise from_rpc_error(exc) from None
 
-    async def get_many(
-        self,
-        namespace: str,
-        keys: Sequence[str],
-        *,
-        full: bool = False,
-        timeout: float | None = None,
-    ) -> dict[str, Entry]:
-        """The entries found, by key (absent or expired keys are left out)."""
-        req = pb.GetManyRequest(namespace=namespace, keys=list(keys), full=full)
-        reply = await self._call(self._stub.GetMany, req, timeout, True)
-        return {e.key: Entry.from_proto(e) for e in reply.entries}
+        return method
 
     async def keys(
         self,
@@ -333,70 +302,12 @@ class AsyncClient(_Connection):
         """Every live key with `prefix`, fetched page by page."""
         token = ""
         while True:
-            req = pb.KeysRequest(
-                namespace=namespace, prefix=prefix, page_size=page_size, page_token=token
-            )
-            reply = await self._call(self._stub.Keys, req, timeout, True)
-            for key in reply.keys:
+            call = calls.keys_page(namespace, prefix, page_size, token, timeout)
+            page, token = await self._run(call)
+            for key in page:
                 yield key
-            token = reply.next_page_token
             if not token:
                 return
-
-    async def delete(
-        self,
-        namespace: str,
-        key: str,
-        *,
-        if_version: int | None = None,
-        timeout: float | None = None,
-    ) -> bool:
-        """Remove an entry; True if a live one went."""
-        req = _Requests.delete(namespace, key, if_version)
-        return bool((await self._call(self._stub.Delete, req, timeout, if_version is None)).deleted)
-
-    async def stats(self, namespace: str, *, timeout: float | None = None) -> Stats:
-        """Totals over the namespace's live entries."""
-        req = pb.StatsRequest(namespace=namespace)
-        return Stats.from_proto(await self._call(self._stub.Stats, req, timeout, True))
-
-    async def clear(self, namespace: str, *, timeout: float | None = None) -> int:
-        """Remove every entry of the namespace; returns how many were live."""
-        req = pb.ClearRequest(namespace=namespace)
-        return int((await self._call(self._stub.Clear, req, timeout, False)).deleted)
-
-    async def fit(
-        self,
-        namespace: str,
-        query: str,
-        budget_tokens: int,
-        *,
-        timeout: float | None = None,
-        **options: Any,
-    ) -> FitResult:
-        """The entries that best fill `budget_tokens` for `query` (options as in FitRequest)."""
-        req = fit_request(namespace, query, budget_tokens, **options)
-        return FitResult.from_proto(await self._call(self._stub.Fit, req, timeout, True))
-
-    async def watch(self, namespace: str, resume_token: str = "") -> AsyncIterator[Change]:
-        """Changes of the namespace as they happen; resume after a Change.resume_token."""
-        req = pb.WatchRequest(namespace=namespace, resume_token=resume_token)
-        try:
-            async for event in self._stub.Watch(req, metadata=self._metadata):
-                yield Change.from_proto(event)
-        except grpc.RpcError as exc:
-            raise from_rpc_error(exc) from None
-
-    async def reembed(
-        self, namespace: str, *, force: bool = False
-    ) -> AsyncIterator[ReembedProgress]:
-        """Recompute the namespace's embeddings with the server's model, reporting progress."""
-        req = pb.ReembedRequest(namespace=namespace, force=force)
-        try:
-            async for step in self._stub.Reembed(req, metadata=self._metadata):
-                yield ReembedProgress(step.done, step.total, step.computed)
-        except grpc.RpcError as exc:
-            raise from_rpc_error(exc) from None
 
 
 __all__ = ["AsyncClient", "Client"]

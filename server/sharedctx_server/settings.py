@@ -1,14 +1,31 @@
-"""One settings object for the server, built from flags and SHAREDCTX_* environment variables."""
+"""One settings object for the server, built from flags and SHAREDCTX_* environment variables.
+
+Each field says here, once, what it means, its default as people read it, and its section;
+`serve`'s flags (cli.py) and docs/configuration.md (scripts/gen_settings_doc.py) are generated
+from that, so a new setting gets its flag, its variable and its documentation together.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, Field, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 ENV_PREFIX = "SHAREDCTX_"
+
+# Sections of the reference, in order: key -> title.
+SECTIONS = {
+    "server": "Serving",
+    "storage": "Redis and storage",
+    "quotas": "Per-namespace quotas",
+    "limits": "Request limits",
+    "fit": "Fit and excerpts",
+    "embeddings": "Embeddings",
+    "security": "Security",
+    "observability": "Metrics and logs",
+}
 
 
 def default_data_dir() -> Path:
@@ -23,90 +40,227 @@ def default_cache_dir() -> Path:
     return Path(base) / "sharedctx"
 
 
+def _setting(
+    default: Any = MISSING,
+    section: str = "",
+    meaning: str = "",
+    *,
+    factory: Callable[[], Any] | None = None,
+    shown: str | None = None,
+    choices: tuple[str, ...] = (),
+    env_only: bool = False,
+) -> Any:
+    """A dataclass field with its documentation: section, meaning, the default as shown to
+    people (when its value does not say it well), allowed values, and whether it has a flag."""
+    assert section in SECTIONS, section
+    meta = dict(section=section, meaning=meaning, shown=shown, choices=choices, env_only=env_only)
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
 @dataclass(frozen=True)
 class Limits:
     """Every size and count the server enforces; each one is configurable."""
 
-    max_namespace_chars: int = 128
-    max_key_bytes: int = 512
-    max_content_bytes: int = 1024 * 1024
-    max_batch_entries: int = 1000
-    max_batch_bytes: int = 16 * 1024 * 1024
-    max_tags: int = 64
-    max_tag_bytes: int = 256
-    max_field_bytes: int = 256  # role, agent_id, tool_name, thread
-    max_page_size: int = 1000
-    default_page_size: int = 100
-    max_ttl_seconds: int = 10 * 365 * 24 * 3600
-    max_budget_tokens: int = 1_000_000
+    max_namespace_chars: int = _setting(128, "limits", "longest namespace, in characters")
+    max_key_bytes: int = _setting(512, "limits", "longest key, in UTF-8 bytes")
+    max_content_bytes: int = _setting(
+        1024 * 1024,
+        "limits",
+        "largest content (and compressed form) of an entry, in bytes",
+        shown="1048576 (1 MiB)",
+    )
+    max_batch_entries: int = _setting(1000, "limits", "most entries per PutMany, keys per GetMany")
+    max_batch_bytes: int = _setting(
+        16 * 1024 * 1024, "limits", "most content bytes per PutMany", shown="16777216 (16 MiB)"
+    )
+    max_tags: int = _setting(64, "limits", "most tags per entry")
+    max_tag_bytes: int = _setting(256, "limits", "longest tag, in bytes")
+    max_field_bytes: int = _setting(
+        256, "limits", "longest role, agent_id, tool_name or thread, in bytes"
+    )
+    max_page_size: int = _setting(1000, "limits", "largest Keys page")
+    default_page_size: int = _setting(100, "limits", "Keys page size when a request gives none")
+    max_ttl_seconds: int = _setting(
+        10 * 365 * 24 * 3600, "limits", "longest TTL, in seconds", shown="315360000 (10 years)"
+    )
+    max_budget_tokens: int = _setting(
+        1_000_000, "limits", "largest Fit budget (RESOURCE_EXHAUSTED above)"
+    )
 
 
 @dataclass(frozen=True)
 class Settings:
     """Server configuration; a field maps to a flag (--redis-url) and SHAREDCTX_REDIS_URL."""
 
-    listen: str = "127.0.0.1:50051"
-    redis_url: str | None = None
-    redis_cluster: bool = False
-    data_dir: Path = field(default_factory=default_data_dir)
-    cache_dir: Path = field(default_factory=default_cache_dir)
-    # 0 means entries never expire unless a Put asks for a TTL.
-    default_ttl_seconds: int = 0
-    token_encoding: str = "o200k_base"
+    listen: str = _setting(
+        "127.0.0.1:50051",
+        "server",
+        "HOST:PORT the gRPC server listens on (beyond loopback only with auth or --insecure)",
+    )
+    redis_url: str | None = _setting(
+        None,
+        "storage",
+        "redis:// or rediss:// (TLS) URL, password and TLS options in it; unset: an embedded "
+        "Valkey server is started and supervised",
+        shown="embedded",
+    )
+    redis_cluster: bool = _setting(False, "storage", "the Redis URL points at a Redis Cluster")
+    data_dir: Path = _setting(
+        section="storage",
+        meaning="the embedded server's data folder (append-only persistence)",
+        factory=default_data_dir,
+        shown="~/.local/share/sharedctx ($XDG_DATA_HOME/sharedctx)",
+    )
+    cache_dir: Path = _setting(
+        section="embeddings",
+        meaning="where the embedding model folder is assembled",
+        factory=default_cache_dir,
+        shown="~/.cache/sharedctx ($XDG_CACHE_HOME/sharedctx)",
+    )
+    default_ttl_seconds: int = _setting(
+        0, "storage", "TTL of entries whose Put gives none, in seconds", shown="0 (never)"
+    )
+    token_encoding: str = _setting(
+        "o200k_base", "storage", "tiktoken encoding that counts tokens: o200k_base or cl100k_base"
+    )
     # Change-log stream length (approximate, MAXLEN ~): how far Watch can resume.
-    change_log_max: int = 10_000
+    change_log_max: int = _setting(
+        10_000, "storage", "changes kept per namespace (approximately): how far Watch can resume"
+    )
     # Expired index members removed per write (bounded so a write never does unbounded work).
-    sweep_batch: int = 100
-    # Per-namespace quotas (state/quotas.py): defaults for every namespace (0 = unlimited), what a
-    # full namespace does ("reject" or "evict_oldest"), and a JSON file of per-prefix overrides.
-    namespace_max_entries: int = 0
-    namespace_max_bytes: int = 0
-    quota_policy: str = "reject"
-    quotas: Path | None = None
-    grace_seconds: float = 10.0
-    health_interval_seconds: float = 1.0
-    # Prometheus /metrics on its own HTTP port (HOST:PORT); no metrics endpoint when unset.
-    metrics_listen: str | None = None
-    # Log lines as "text" or "json" (one object per line, with the request id); see logs.py.
-    log_format: str = "text"
-    redis_timeout_seconds: float = 5.0
-    max_concurrent_rpcs: int = 1000
-    # Embeddings: the offline default model unless a fastembed model name (or a local folder
-    # with embedding_model_path) is given.
-    embedding_model: str = "all-MiniLM-L6-v2-int8"
-    embedding_model_path: Path | None = None
-    embedding_dim: int = 0  # only for a local model fastembed does not know
-    embedding_threads: int = 0  # onnxruntime threads; 0 = all cores
-    # The default model's arithmetic: "int8" (fast) or "fp32" (see embedding/default_model.py).
-    embedding_compute: str = "int8"
-    embed_batch: int = 32
-    embed_wait_ms: float = 2.0
-    embed_queue: int = 1024
-    # Longest model run the batcher forms (ms of measured work): bounds how long a Fit's query
-    # waits behind Put texts already running.
-    embed_run_ms: float = 50.0
-    query_cache_entries: int = 4096
+    sweep_batch: int = _setting(
+        100, "storage", "expired index members dropped per write", env_only=True
+    )
+    # Per-namespace quotas (see state/quotas.py): defaults for every namespace, what a full one
+    # does, and a JSON file of per-prefix overrides.
+    namespace_max_entries: int = _setting(
+        0, "quotas", "most entries per namespace", shown="0 (unlimited)"
+    )
+    namespace_max_bytes: int = _setting(
+        0,
+        "quotas",
+        "most content bytes per namespace (full and compressed forms)",
+        shown="0 (unlimited)",
+    )
+    quota_policy: str = _setting(
+        "reject",
+        "quotas",
+        "what a write that would go over a quota does: fail, or evict the oldest entries",
+        choices=("reject", "evict_oldest"),
+    )
+    quotas: Path | None = _setting(
+        None,
+        "quotas",
+        "JSON file of quotas per namespace prefix (longest match wins; checked at start)",
+        shown="none",
+    )
+    grace_seconds: float = _setting(
+        10.0, "server", "seconds in-flight calls get to finish on SIGTERM/SIGINT"
+    )
+    health_interval_seconds: float = _setting(
+        1.0, "server", "seconds between the health service's Redis checks", env_only=True
+    )
+    metrics_listen: str | None = _setting(
+        None,
+        "observability",
+        "HOST:PORT of a Prometheus /metrics endpoint (unauthenticated: keep it private)",
+        shown="off",
+    )
+    # See edge/logs.py: JSON lines carry the request id.
+    log_format: str = _setting(
+        "text",
+        "observability",
+        "log lines as text, or as JSON objects (one per line)",
+        choices=("text", "json"),
+    )
+    log_level: str = _setting(
+        "INFO",
+        "observability",
+        "log level; DEBUG adds a line per RPC (method, status code, milliseconds)",
+    )
+    redis_timeout_seconds: float = _setting(5.0, "storage", "Redis socket timeout, in seconds")
+    max_concurrent_rpcs: int = _setting(1000, "server", "most RPCs handled at once")
+    embedding_model: str = _setting(
+        "all-MiniLM-L6-v2-int8",
+        "embeddings",
+        "the offline default model, or any fastembed model name",
+    )
+    embedding_model_path: Path | None = _setting(
+        None,
+        "embeddings",
+        "a local model folder (ONNX and tokenizer files) instead",
+        shown="none",
+    )
+    embedding_dim: int = _setting(
+        0, "embeddings", "vector size, only for a local model fastembed does not know"
+    )
+    embedding_threads: int = _setting(0, "embeddings", "onnxruntime threads", shown="0 (all cores)")
+    embedding_compute: str = _setting(
+        "int8", "embeddings", "the default model's arithmetic: int8 (fast) or fp32"
+    )
+    embed_batch: int = _setting(32, "embeddings", "most texts per model run (micro-batching)")
+    embed_wait_ms: float = _setting(
+        2.0, "embeddings", "milliseconds a model run waits for more texts"
+    )
+    embed_queue: int = _setting(
+        1024,
+        "embeddings",
+        "most texts waiting to be embedded; then RESOURCE_EXHAUSTED with a retry hint",
+    )
+    embed_run_ms: float = _setting(
+        50.0,
+        "embeddings",
+        "longest model run formed, in milliseconds of work: a Fit's query waits at most for "
+        "the run in progress",
+    )
+    query_cache_entries: int = _setting(4096, "embeddings", "query embeddings kept for reuse")
     # Excerpts (docs/excerpts.md): entries of at least excerpt_min_tokens (messages aside) are
     # cut into segments at Put, and Fit may return the part of one that answers. Off: Puts
     # cut nothing and Fit returns whole entries only.
-    excerpts: bool = True
-    excerpt_min_tokens: int = 256
-    # Namespace cache for Fit: most entries held in memory across namespaces.
-    cache_max_entries: int = 1_000_000
+    excerpts: bool = _setting(
+        True,
+        "fit",
+        "cut large entries into segments at Put so Fit may return excerpts (docs/excerpts.md)",
+    )
+    excerpt_min_tokens: int = _setting(
+        256, "fit", "smallest entry (full form, in tokens) cut into segments"
+    )
+    cache_max_entries: int = _setting(
+        1_000_000, "fit", "most entries Fit keeps in memory, across namespaces"
+    )
     # Security (see sharedctx_server.security.auth and .tls). Without auth_tokens or jwt_key, every
     # caller may do everything, so `serve` only allows that on loopback unless `insecure`.
-    auth_tokens: Path | None = None
-    # How often, at most, the token file is checked for changes (0 = read once at start).
-    auth_reload_seconds: float = 5.0
-    insecure: bool = False
-    # JWT bearer tokens: jwt_key is an HS256 secret file or an RS256/ES256 public key (PEM).
-    jwt_key: Path | None = None
-    jwt_issuer: str | None = None
-    jwt_audience: str | None = None
-    tls_cert: Path | None = None
-    tls_key: Path | None = None
-    # When set, clients must present a certificate signed by this CA (mTLS).
-    tls_client_ca: Path | None = None
+    auth_tokens: Path | None = _setting(
+        None,
+        "security",
+        "JSON file of bearer tokens and their scopes, re-read when it changes",
+        shown="none",
+    )
+    auth_reload_seconds: float = _setting(
+        5.0, "security", "seconds between checks of the token file for changes (0 = never)"
+    )
+    insecure: bool = _setting(
+        False, "security", "allow serving a non-loopback address without authentication"
+    )
+    jwt_key: Path | None = _setting(
+        None,
+        "security",
+        "JWT key file: an HS256 secret (32+ bytes) or an RSA, EC or Ed25519 public key (PEM)",
+        shown="none",
+    )
+    jwt_issuer: str | None = _setting(None, "security", "required `iss` of JWTs", shown="any")
+    jwt_audience: str | None = _setting(None, "security", "required `aud` of JWTs", shown="any")
+    tls_cert: Path | None = _setting(
+        None, "security", "server certificate chain (PEM): serve TLS", shown="none"
+    )
+    tls_key: Path | None = _setting(
+        None, "security", "private key (PEM) of the TLS certificate", shown="none"
+    )
+    tls_client_ca: Path | None = _setting(
+        None, "security", "require client certificates signed by this CA (mTLS)", shown="none"
+    )
     limits: Limits = field(default_factory=Limits)
 
     @classmethod
@@ -157,3 +311,52 @@ def _parse(raw: str, type_name: Any, name: str) -> Any:
     except ValueError:
         raise SystemExit(f"{ENV_PREFIX}{name.upper()}={raw!r} is not a valid {t}") from None
     return raw
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting as documented and offered as a flag."""
+
+    name: str  # the field of Settings or Limits
+    kind: str  # how a value is read: "bool", "int", "float", "path" or "str"
+    flag: str | None  # None: environment only
+    env: str
+    default: str  # as shown to people
+    meaning: str
+    section: str  # a key of SECTIONS
+    choices: tuple[str, ...]
+
+
+def reference() -> list[Setting]:
+    """Every setting of Settings and Limits, by section (in SECTIONS' order), then field order."""
+    out = [_describe(f) for cls in (Settings, Limits) for f in fields(cls) if f.name != "limits"]
+    order = list(SECTIONS)
+    return sorted(out, key=lambda s: order.index(s.section))
+
+
+def _describe(f: Field[Any]) -> Setting:
+    meta = f.metadata
+    t = str(f.type)
+    kind = {"bool": "bool", "int": "int", "float": "float", "Path": "path"}.get(
+        t.removesuffix(" | None"), "str"
+    )
+    # A computed default (a path under $HOME) is machine-specific: such fields say how to show it.
+    assert meta["shown"] is not None or f.default is not MISSING, f.name
+    return Setting(
+        name=f.name,
+        kind=kind,
+        flag=None if meta["env_only"] else "--" + f.name.replace("_", "-"),
+        env=ENV_PREFIX + f.name.upper(),
+        default=meta["shown"] if meta["shown"] is not None else _show(f.default),
+        meaning=meta["meaning"],
+        section=meta["section"],
+        choices=meta["choices"],
+    )
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return "unset" if value is None else str(value)

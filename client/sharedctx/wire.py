@@ -1,0 +1,295 @@
+"""Protobuf conversions of the client's values: the requests that are more than copied fields
+(Put, PutMany, Delete, Fit), and the wire messages of replies turned into the dataclasses of
+types.py. calls.py uses them; errors.py reads the status details of failed calls."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from typing import Any
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from .types import (
+    Change,
+    Entry,
+    FitCandidate,
+    FitEntry,
+    FitResult,
+    PutItem,
+    ReembedProgress,
+    SegmentScore,
+    Stats,
+)
+from .v1 import sharedctx_pb2 as pb
+
+# Lowercase names of the proto's Kind values, in value order ("unspecified" first).
+KINDS = tuple(name.removeprefix("KIND_").lower() for name in pb.Kind.keys())
+
+_FACTORS = (
+    "recency", "semantic_similarity", "toin_importance", "error_indicator",
+    "forward_reference", "token_density", "lexical_relevance",
+)  # fmt: skip
+
+_FORM_NAMES = {pb.FORM_FULL: "full", pb.FORM_COMPRESSED: "compressed", pb.FORM_EXCERPT: "excerpt"}
+
+
+def kind_to_proto(kind: str | None) -> Any:
+    """Proto enum value for a kind name such as "tool_output" (None = unspecified)."""
+    if kind is None or kind == "":
+        return 0
+    name = kind.lower()
+    if name not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; use one of {', '.join(KINDS[1:])}")
+    return KINDS.index(name)
+
+
+def _kind_name(value: int) -> str:
+    return KINDS[value] if 0 <= value < len(KINDS) else "unspecified"
+
+
+def _enum_value(enum: Any, prefix: str, name: str) -> Any:
+    """Proto enum value for a lowercase name ("async" -> EMBED_ASYNC)."""
+    try:
+        return enum.Value(f"{prefix}_{name.upper()}")
+    except ValueError:
+        known = [n[len(prefix) + 1 :].lower() for n in enum.keys() if not n.endswith("UNSPECIFIED")]
+        raise ValueError(
+            f"unknown {prefix.lower()} {name!r}; use one of {', '.join(known)}"
+        ) from None
+
+
+def _time(ts: Timestamp, present: bool = True) -> datetime | None:
+    if not present:
+        return None
+    return ts.ToDatetime(tzinfo=timezone.utc)
+
+
+def to_timestamp(value: datetime | float | int) -> Timestamp:
+    """A protobuf Timestamp from a datetime (naive = UTC) or seconds since the epoch."""
+    ts = Timestamp()
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        ts.FromDatetime(value)
+    else:
+        ts.FromNanoseconds(int(value * 1e9))
+    return ts
+
+
+# Requests ---------------------------------------------------------------------------------------
+
+
+def put_request(item: PutItem, namespace: str = "") -> pb.PutRequest:
+    """The PutRequest for an item (PutMany's entries leave the namespace empty)."""
+    req = pb.PutRequest(
+        namespace=namespace,
+        key=item.key,
+        content=item.content,
+        ttl_seconds=item.ttl_seconds,
+        kind=kind_to_proto(item.kind),
+        role=item.role,
+        agent_id=item.agent_id,
+        tool_name=item.tool_name,
+        tags=list(item.tags),
+        thread=item.thread,
+    )
+    if item.compressed is not None:
+        req.compressed = item.compressed
+    if item.importance is not None:
+        req.importance = item.importance
+    if item.event_time is not None:
+        req.event_time.CopyFrom(to_timestamp(item.event_time))
+    if item.if_version is not None:
+        req.if_version = item.if_version
+    if item.embed is not None:
+        req.embed = _enum_value(pb.EmbedMode, "EMBED", item.embed)
+    return req
+
+
+def put_many_request(
+    namespace: str, items: Iterable[PutItem | dict[str, Any]]
+) -> pb.PutManyRequest:
+    """The PutManyRequest for items given as PutItems or as dicts of PutItem's fields."""
+    entries = [put_request(i if isinstance(i, PutItem) else PutItem(**i)) for i in items]
+    return pb.PutManyRequest(namespace=namespace, entries=entries)
+
+
+def delete_request(namespace: str, key: str, if_version: int | None) -> pb.DeleteRequest:
+    """The DeleteRequest, conditional when `if_version` is given."""
+    req = pb.DeleteRequest(namespace=namespace, key=key)
+    if if_version is not None:
+        req.if_version = if_version
+    return req
+
+
+def fit_request(
+    namespace: str,
+    query: str,
+    budget_tokens: int,
+    *,
+    strategy: str | None = None,
+    preset: str | None = None,
+    weights: dict[str, float] | None = None,
+    recency_decay_rate: float | None = None,
+    keep_recent: int | None = None,
+    max_entries: int | None = None,
+    adaptive: str | None = None,
+    form: str | None = None,
+    compress_threshold: int | None = None,
+    fill: str | None = None,
+    filters: dict[str, Any] | None = None,
+    min_score: float | None = None,
+    include_content: bool = False,
+    explain: bool = False,
+    expand_neighbours: bool | None = None,
+    excerpts: bool | None = None,
+) -> pb.FitRequest:
+    """The FitRequest for Client.fit's arguments (names as in the proto, values lowercase)."""
+    req = pb.FitRequest(
+        namespace=namespace,
+        query=query,
+        budget_tokens=budget_tokens,
+        preset=preset or "",
+        include_content=include_content,
+        explain=explain,
+    )
+    if strategy:
+        req.strategy = _enum_value(pb.Strategy, "STRATEGY", strategy)
+    if adaptive:
+        req.adaptive = _enum_value(pb.Adaptive, "ADAPTIVE", adaptive)
+    if form:
+        req.form = _enum_value(pb.Form, "FORM", form)
+    if fill:
+        req.fill = _enum_value(pb.Fill, "FILL", fill)
+    for name, weight in (weights or {}).items():
+        if name not in _FACTORS:
+            raise ValueError(f"unknown factor {name!r}; use one of {', '.join(_FACTORS)}")
+        setattr(req.weights, name, weight)
+    for name, value in (
+        ("recency_decay_rate", recency_decay_rate),
+        ("keep_recent", keep_recent),
+        ("max_entries", max_entries),
+        ("compress_threshold", compress_threshold),
+        ("min_score", min_score),
+        ("expand_neighbours", expand_neighbours),
+        ("excerpts", excerpts),
+    ):
+        if value is not None:
+            setattr(req, name, value)
+    for name, values in (filters or {}).items():
+        if name in ("include_kinds", "exclude_kinds"):
+            values = [kind_to_proto(v) for v in values]
+        getattr(req.filters, name).extend(values)
+    return req
+
+
+# Replies ----------------------------------------------------------------------------------------
+
+
+def entry(msg: pb.Entry) -> Entry:
+    """An Entry from the wire message."""
+    return Entry(
+        key=msg.key,
+        content=msg.content,
+        full=msg.full,
+        kind=_kind_name(msg.kind),
+        role=msg.role,
+        agent_id=msg.agent_id,
+        tool_name=msg.tool_name,
+        tags=tuple(msg.tags),
+        importance=msg.importance,
+        thread=msg.thread,
+        version=msg.version,
+        created_at=_time(msg.created_at),
+        updated_at=_time(msg.updated_at),
+        event_time=_time(msg.event_time),
+        expires_at=_time(msg.expires_at, msg.HasField("expires_at")),
+        original_tokens=msg.original_tokens,
+        compressed_tokens=msg.compressed_tokens,
+        original_bytes=msg.original_bytes,
+        compressed_bytes=msg.compressed_bytes,
+        compressor=msg.compressor,
+    )
+
+
+def stats(msg: pb.StatsResponse) -> Stats:
+    """Stats from the wire message."""
+    return Stats(
+        entries=msg.entries,
+        original_tokens=msg.original_tokens,
+        compressed_tokens=msg.compressed_tokens,
+        tokens_saved=msg.tokens_saved,
+        savings_percent=msg.savings_percent,
+        bytes_stored=msg.bytes_stored,
+    )
+
+
+def _fit_entry(e: pb.FitEntry) -> FitEntry:
+    return FitEntry(
+        key=e.key,
+        rank=e.rank,
+        score=e.score,
+        form=_FORM_NAMES.get(e.form, "compressed"),
+        tokens=e.tokens,
+        content=e.content,
+        event_time=_time(e.event_time),
+        kind=_kind_name(e.kind),
+        thread=e.thread,
+        line_ranges=tuple((r.first, r.last) for r in e.line_ranges),
+        total_lines=e.total_lines,
+    )
+
+
+def _fit_candidate(c: pb.FitCandidate) -> FitCandidate:
+    return FitCandidate(
+        key=c.key,
+        score=c.score,
+        reason=c.reason,
+        factors=dict(c.factors),
+        neighbour_gain=c.neighbour_gain,
+        embedded=c.embedded,
+        original_tokens=c.original_tokens,
+        compressed_tokens=c.compressed_tokens,
+        segments=tuple(
+            SegmentScore(
+                first_line=g.first_line,
+                last_line=g.last_line,
+                tokens=g.tokens,
+                relevance=g.relevance,
+                chosen=g.chosen,
+            )
+            for g in c.segments
+        ),
+    )
+
+
+def fit_result(msg: pb.FitResponse) -> FitResult:
+    """A FitResult from the wire message."""
+    return FitResult(
+        entries=[_fit_entry(e) for e in msg.entries],
+        total_tokens=msg.total_tokens,
+        candidates=msg.candidates,
+        left_out=msg.left_out,
+        left_out_by_reason=dict(msg.left_out_by_reason),
+        weights=dict(msg.weights),
+        explain=[_fit_candidate(c) for c in msg.explain],
+        server_ms=msg.server_ms,
+    )
+
+
+def change(msg: pb.ChangeEvent) -> Change:
+    """A Change from the wire message."""
+    return Change(
+        op=pb.ChangeEvent.Op.Name(msg.op)[3:].lower(),
+        key=msg.key,
+        version=msg.version,
+        namespace_version=msg.namespace_version,
+        time=_time(msg.time),
+        resume_token=msg.resume_token,
+    )
+
+
+def reembed_progress(msg: pb.ReembedProgress) -> ReembedProgress:
+    """ReembedProgress from the wire message."""
+    return ReembedProgress(msg.done, msg.total, msg.computed)

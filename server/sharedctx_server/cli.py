@@ -1,0 +1,162 @@
+"""The server's commands of `sharedctx`: serve, compress (a local preview of the compressed form
+a Put would store) and reembed.
+
+pyproject.toml registers each one in the `sharedctx.commands` entry-point group, where the
+client's command finds it. Only the standard library, settings.py and the client are imported
+up here, so the commands load without the server extra; serve and compress import the server
+when they run, and say how to install it when that fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from sharedctx.cli import NOT_INSTALLED, Command, add_client_args, connect, emit
+from sharedctx.wire import KINDS
+
+from .settings import SECTIONS, Setting, Settings, reference
+
+
+@dataclass(frozen=True)
+class _Command:
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+def _flag_options(setting: Setting) -> dict[str, Any]:
+    """add_argument's options for a setting; every default is None so that the environment
+    (then the field's default) applies to flags not given."""
+    help_text = f"{setting.meaning} (default {setting.default}; env {setting.env})"
+    options: dict[str, Any] = {"default": None, "help": help_text.replace("%", "%%")}
+    if setting.kind == "bool":
+        options["action"] = argparse.BooleanOptionalAction
+    elif setting.kind != "str":
+        options["type"] = {"int": int, "float": float, "path": Path}[setting.kind]
+    if setting.choices:
+        options["choices"] = setting.choices
+    return options
+
+
+def _serve_args(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Run the gRPC server. Each flag also reads SHAREDCTX_<FLAG_NAME> (the flag wins); "
+        "docs/configuration.md lists every setting."
+    )
+    groups: dict[str, Any] = {}
+    for setting in reference():
+        if setting.flag is None:
+            continue
+        if setting.section not in groups:
+            groups[setting.section] = parser.add_argument_group(SECTIONS[setting.section])
+        groups[setting.section].add_argument(setting.flag, **_flag_options(setting))
+
+
+def settings_from(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> Settings:
+    """The Settings of `serve`'s parsed flags over the environment (os.environ by default)."""
+    flags = {s.name: getattr(args, s.name) for s in reference() if s.flag is not None}
+    return Settings.from_env(env, **flags)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+
+    try:
+        from .edge.logs import configure as configure_logging
+        from .errors import ConfigError
+        from .server import serve
+    except ImportError:
+        print(NOT_INSTALLED["serve"], file=sys.stderr)
+        return 2
+    settings = settings_from(args)
+    try:
+        configure_logging(settings.log_format, settings.log_level)
+    except ValueError as exc:  # an unknown SHAREDCTX_LOG_FORMAT or log level
+        print(f"sharedctx serve: {exc}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(serve(settings))
+    except ConfigError as exc:
+        print(f"sharedctx serve: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _compress_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", nargs="?", help="file to read; stdin when omitted")
+    parser.add_argument("--kind", choices=KINDS[1:], help="the entry's kind (a hint)")
+    parser.add_argument("--tool-name", help="the tool that printed it (a hint), e.g. pytest")
+    parser.add_argument("--token-encoding", default="o200k_base")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--stats-only", action="store_true", help="only the token counts")
+
+
+def _compress(args: argparse.Namespace) -> int:
+    try:
+        from .compress import compress, describe, looks_binary
+        from .tokens import TokenCounter
+    except ImportError:
+        print(NOT_INSTALLED["compress"], file=sys.stderr)
+        return 2
+    raw = Path(args.file).read_bytes() if args.file else sys.stdin.buffer.read()
+    try:
+        content = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        print("sharedctx: the input is not UTF-8 text; Put would reject it", file=sys.stderr)
+        return 1
+    if looks_binary(content):
+        print("sharedctx: the input looks binary; Put would reject it", file=sys.stderr)
+        return 1
+    counter = TokenCounter(args.token_encoding)
+    result = compress(content, count_tokens=counter.count, kind=args.kind, tool_name=args.tool_name)
+    summary = {
+        "compressor": result.compressor,
+        "original_tokens": result.original_tokens,
+        "compressed_tokens": result.compressed_tokens,
+        "token_density": round(result.token_density, 3),
+    }
+    if args.json:
+        print(json.dumps({**summary, "compressed": result.text}, ensure_ascii=False))
+    else:
+        if not args.stats_only:
+            print(result.text)
+        print(describe(result), file=sys.stderr)
+    return 0
+
+
+def _reembed_args(parser: argparse.ArgumentParser) -> None:
+    add_client_args(parser)
+    parser.add_argument("--force", action="store_true", help="also recompute existing ones")
+
+
+def _reembed(args: argparse.Namespace) -> int:
+    last = None
+    with connect(args) as client:
+        for step in client.reembed(args.namespace, force=args.force):
+            last = step
+            if not args.json:
+                width = 30
+                filled = int(width * step.done / step.total) if step.total else width
+                sys.stderr.write(
+                    f"\rre-embedding [{'#' * filled}{'.' * (width - filled)}] "
+                    f"{step.done}/{step.total} ({step.computed} computed)"
+                )
+                sys.stderr.flush()
+        if not args.json:
+            sys.stderr.write("\n")
+        if last is not None:
+            emit(args, asdict(last), f"{last.done} entries, {last.computed} embeddings computed")
+    return 0
+
+
+SERVE: Command = _Command("run the gRPC server", _serve_args, _serve)
+COMPRESS: Command = _Command(
+    "show the compressed form the server would store (runs locally)", _compress_args, _compress
+)
+REEMBED: Command = _Command("recompute embeddings with the server's model", _reembed_args, _reembed)

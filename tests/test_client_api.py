@@ -1,0 +1,109 @@
+"""Client and AsyncClient offer the same calls with the same signatures (only async-ness
+differs), and both retry exactly the idempotent calls."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+import pytest
+from sharedctx import AsyncClient, Client, UnavailableError, calls
+
+CALLS = {
+    "clear", "close", "delete", "fit", "get", "get_many", "keys", "put", "put_many", "reembed",
+    "stats", "watch",
+}  # fmt: skip
+
+
+def public_methods(cls: type[Any]) -> dict[str, inspect.Signature]:
+    return {
+        name: inspect.signature(getattr(cls, name))
+        for name in dir(cls)
+        if not name.startswith("_") and callable(getattr(cls, name))
+    }
+
+
+def parameters(sig: inspect.Signature) -> list[tuple[str, Any, Any, Any]]:
+    return [(p.name, p.kind, p.default, p.annotation) for p in sig.parameters.values()]
+
+
+def test_both_clients_expose_the_same_methods_with_the_same_parameters() -> None:
+    blocking, asyncio = public_methods(Client), public_methods(AsyncClient)
+    assert set(blocking) == set(asyncio) == CALLS
+    for name in CALLS:
+        assert parameters(blocking[name]) == parameters(asyncio[name]), name
+    assert parameters(inspect.signature(Client)) == parameters(inspect.signature(AsyncClient))
+
+
+def test_async_methods_are_coroutines_or_async_iterators_and_keep_their_docs() -> None:
+    for name in CALLS:
+        method = getattr(AsyncClient, name)
+        assert inspect.iscoroutinefunction(method) or inspect.isasyncgenfunction(method), name
+        assert method.__doc__ and getattr(Client, name).__doc__ == method.__doc__, name
+    assert inspect.isgeneratorfunction(Client.watch) and inspect.isasyncgenfunction(
+        AsyncClient.watch
+    )
+
+
+def test_reads_and_unconditional_deletes_are_idempotent_writes_are_not() -> None:
+    ns = "team-a/s"
+    assert calls.get(ns, "k").idempotent and calls.get_many(ns, ["k"]).idempotent
+    assert calls.stats(ns).idempotent and calls.fit(ns, "q", 10).idempotent
+    assert calls.keys_page(ns, "", 0, "", None).idempotent
+    assert calls.delete(ns, "k").idempotent and not calls.delete(ns, "k", if_version=3).idempotent
+    assert not calls.put(ns, "k", "v").idempotent
+    assert not calls.put_many(ns, [{"key": "k", "content": "v"}]).idempotent
+    assert not calls.clear(ns).idempotent
+
+
+class Down(grpc.RpcError):
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNAVAILABLE
+
+    def details(self) -> str:
+        return "the server is down"
+
+
+class CountingStub:
+    """Every unary method fails with UNAVAILABLE and counts its calls and their deadlines."""
+
+    def __init__(self, asynchronous: bool) -> None:
+        self.calls: list[tuple[str, float]] = []
+        self._async = asynchronous
+
+    def __getattr__(self, rpc: str) -> Callable[..., Any]:
+        def method(request: Any, *, metadata: Any, timeout: float) -> Any:
+            self.calls.append((rpc, timeout))
+            if not self._async:
+                raise Down()
+
+            async def fail() -> Any:
+                raise Down()
+
+            return fail()
+
+        return method
+
+
+def test_the_blocking_client_retries_only_idempotent_calls() -> None:
+    with Client("127.0.0.1:1", retries=2, timeout=4) as client:
+        client._stub = stub = CountingStub(asynchronous=False)
+        with pytest.raises(UnavailableError, match="the server is down"):
+            client.get("team-a/s", "k", timeout=1.5)
+        with pytest.raises(UnavailableError):
+            client.put("team-a/s", "k", "v")
+        with pytest.raises(UnavailableError):
+            client.delete("team-a/s", "k", if_version=1)
+    assert stub.calls == [("Get", 1.5)] * 3 + [("Put", 4), ("Delete", 4)]
+
+
+async def test_the_async_client_retries_only_idempotent_calls() -> None:
+    async with AsyncClient("127.0.0.1:1", retries=1, timeout=4) as client:
+        client._stub = stub = CountingStub(asynchronous=True)
+        with pytest.raises(UnavailableError, match="the server is down"):
+            await client.stats("team-a/s")
+        with pytest.raises(UnavailableError):
+            await client.clear("team-a/s")
+    assert stub.calls == [("Stats", 4)] * 2 + [("Clear", 4)]
