@@ -1,5 +1,6 @@
-"""The server's modules import only downwards, with no import cycles: each unit may use the
-units listed before it in LAYERS, never one after."""
+"""The server's modules import only downwards, with no import cycles (each unit may use the
+units listed before it in LAYERS, never one after), and the client package never imports the
+server package."""
 
 from __future__ import annotations
 
@@ -115,3 +116,13 @@ def test_server_modules_form_no_import_cycle() -> None:
         if module not in state:
             visit(module, [module])
     assert cycles == []
+
+
+def test_the_client_package_never_imports_the_server_package() -> None:
+    client = ROOT / "client" / "sharedctx"
+    offenders = []
+    for path in client.rglob("*.py"):
+        module = ".".join(path.relative_to(client.parent).with_suffix("").parts)
+        if any(t.split(".")[0] == "sharedctx_server" for t in imports(path, module)):
+            offenders.append(module)
+    assert offenders == []
