@@ -158,3 +158,16 @@ def test_unknown_arguments_are_still_refused(capsys: pytest.CaptureFixture[str])
         main(["keys", "-n", NS, "--no-such-flag"])
     assert info.value.code == 2
     assert "unrecognized arguments: --no-such-flag" in capsys.readouterr().err
+
+
+def test_namespaces_lists_namespaces_with_their_totals(
+    threaded_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = ("--target", f"127.0.0.1:{threaded_server.port}")
+    run(capsys, "put", *target, "-n", "cli/one", "k", "hello")
+    run(capsys, "put", *target, "-n", "cli/two", "k", "hello again")
+    code, out, _ = run(capsys, "namespaces", *target, "cli/")
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == ["cli/one", "cli/two"]
+    code, out, _ = run(capsys, "namespaces", *target, "--json")
+    assert {n["namespace"]: n["entries"] for n in json.loads(out)} == {"cli/one": 1, "cli/two": 1}

@@ -12,7 +12,8 @@ import pytest
 from sharedctx import AsyncClient, Client, UnavailableError, calls
 
 CALLS = {
-    "clear", "close", "delete", "fit", "get", "get_many", "keys", "put", "put_many", "reembed",
+    "clear", "close", "delete", "fit", "get", "get_many", "keys", "namespaces", "put", "put_many",
+    "reembed",
     "stats", "watch",
 }  # fmt: skip
 
@@ -52,6 +53,7 @@ def test_reads_and_unconditional_deletes_are_idempotent_writes_are_not() -> None
     assert calls.get(ns, "k").idempotent and calls.get_many(ns, ["k"]).idempotent
     assert calls.stats(ns).idempotent and calls.fit(ns, "q", 10).idempotent
     assert calls.keys_page(ns, "", 0, "", None).idempotent
+    assert calls.namespaces_page("", 0, "", None).idempotent
     assert calls.delete(ns, "k").idempotent and not calls.delete(ns, "k", if_version=3).idempotent
     assert not calls.put(ns, "k", "v").idempotent
     assert not calls.put_many(ns, [{"key": "k", "content": "v"}]).idempotent

@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 from google.protobuf.message import Message
 
 from . import wire
-from .types import Change, Entry, FitResult, PutItem, ReembedProgress, Stats
+from .types import Change, Entry, FitResult, NamespaceInfo, PutItem, ReembedProgress, Stats
 from .v1 import sharedctx_pb2 as pb
 
 R = TypeVar("R")
@@ -83,6 +83,18 @@ def keys_page(
         namespace=namespace, prefix=prefix, page_size=page_size, page_token=page_token
     )
     return Unary("Keys", req, True, lambda r: (list(r.keys), r.next_page_token), timeout)
+
+
+def namespaces_page(
+    prefix: str, page_size: int, page_token: str, timeout: float | None
+) -> Unary[tuple[list[NamespaceInfo], str]]:
+    """One page of the namespaces with live entries and `prefix`, and the next page's token."""
+    req = pb.NamespacesRequest(prefix=prefix, page_size=page_size, page_token=page_token)
+
+    def reply(r: pb.NamespacesResponse) -> tuple[list[NamespaceInfo], str]:
+        return [wire.namespace_info(n) for n in r.namespaces], r.next_page_token
+
+    return Unary("Namespaces", req, True, reply, timeout)
 
 
 def delete(

@@ -51,8 +51,9 @@ class Command(Protocol):
         ...
 
 
-def add_client_args(p: argparse.ArgumentParser) -> None:
-    """The arguments of every command that calls a server (target, auth, TLS, namespace)."""
+def add_client_args(p: argparse.ArgumentParser, namespaced: bool = True) -> None:
+    """The arguments of every command that calls a server (target, auth, TLS, and the
+    namespace unless the command spans namespaces)."""
     p.add_argument(
         "--target",
         default=os.environ.get("SHAREDCTX_TARGET", DEFAULT_TARGET),
@@ -71,7 +72,8 @@ def add_client_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--tls-client-cert", help="client certificate (PEM) for servers that want mTLS")
     p.add_argument("--tls-client-key", help="private key (PEM) of --tls-client-cert")
-    p.add_argument("-n", "--namespace", required=True, help="namespace, e.g. team-a/session-42")
+    if namespaced:
+        p.add_argument("-n", "--namespace", required=True, help="namespace, e.g. team-a/session-42")
 
 
 def _read_pem(path: str | None) -> bytes | None:
@@ -139,6 +141,16 @@ def _get(client: Client, args: argparse.Namespace) -> None:
 def _keys(client: Client, args: argparse.Namespace) -> None:
     found = list(client.keys(args.namespace, args.prefix))
     emit(args, found, "\n".join(found))
+
+
+def _namespaces(client: Client, args: argparse.Namespace) -> None:
+    found = list(client.namespaces(args.prefix))
+    lines = [
+        f"{n.namespace}  {n.entries} entries, {n.original_tokens} tokens "
+        f"({n.compressed_tokens} compressed)"
+        for n in found
+    ]
+    emit(args, [asdict(n) for n in found], "\n".join(lines))
 
 
 def _delete(client: Client, args: argparse.Namespace) -> None:
@@ -261,6 +273,7 @@ _CLIENT_COMMANDS: dict[str, Callable[[Client, argparse.Namespace], None]] = {
     "put": _put,
     "get": _get,
     "keys": _keys,
+    "namespaces": _namespaces,
     "delete": _delete,
     "stats": _stats,
     "clear": _clear,
@@ -286,9 +299,11 @@ def _absent(hint: str) -> Callable[..., int]:
     return run
 
 
-def _client_parser(sub: Any, name: str, help: str) -> argparse.ArgumentParser:
+def _client_parser(
+    sub: Any, name: str, help: str, namespaced: bool = True
+) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(name, help=help)
-    add_client_args(parser)
+    add_client_args(parser, namespaced)
     parser.set_defaults(run=_calling(_CLIENT_COMMANDS[name]))
     return parser
 
@@ -314,6 +329,11 @@ def _client_parsers(sub: Any) -> None:
 
     keys = _client_parser(sub, "keys", help="list live keys")
     keys.add_argument("prefix", nargs="?", default="")
+
+    spaces = _client_parser(
+        sub, "namespaces", help="list namespaces with live entries", namespaced=False
+    )
+    spaces.add_argument("prefix", nargs="?", default="")
 
     delete = _client_parser(sub, "delete", help="remove an entry")
     delete.add_argument("key")

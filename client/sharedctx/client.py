@@ -20,6 +20,7 @@ import grpc
 
 from . import calls
 from .errors import from_rpc_error
+from .types import NamespaceInfo
 from .v1 import sharedctx_pb2_grpc as pb_grpc
 
 P = ParamSpec("P")
@@ -241,6 +242,18 @@ class Client(_Calls):
             if not token:
                 return
 
+    def namespaces(
+        self, prefix: str = "", *, page_size: int = 0, timeout: float | None = None
+    ) -> Iterator[NamespaceInfo]:
+        """Every namespace with live entries and `prefix` (with auth on, those the caller may
+        read), in byte order, fetched page by page."""
+        token = ""
+        while True:
+            page, token = self._run(calls.namespaces_page(prefix, page_size, token, timeout))
+            yield from page
+            if not token:
+                return
+
 
 class AsyncClient(_Calls):
     """asyncio client (same arguments as Client). Use as an async context manager, or await
@@ -306,6 +319,19 @@ class AsyncClient(_Calls):
             page, token = await self._run(call)
             for key in page:
                 yield key
+            if not token:
+                return
+
+    async def namespaces(
+        self, prefix: str = "", *, page_size: int = 0, timeout: float | None = None
+    ) -> AsyncIterator[NamespaceInfo]:
+        """Every namespace with live entries and `prefix` (with auth on, those the caller may
+        read), in byte order, fetched page by page."""
+        token = ""
+        while True:
+            page, token = await self._run(calls.namespaces_page(prefix, page_size, token, timeout))
+            for info in page:
+                yield info
             if not token:
                 return
 

@@ -58,6 +58,17 @@ class Stats:
 
 
 @dataclass(frozen=True)
+class NamespaceInfo:
+    """A namespace with live entries, and its totals (tokens may still count entries that
+    expired moments ago)."""
+
+    namespace: str
+    entries: int
+    original_tokens: int
+    compressed_tokens: int
+
+
+@dataclass(frozen=True)
 class PutItem:
     """One entry of a put_many call (same fields as Client.put's arguments)."""
 

@@ -16,6 +16,7 @@ from .types import (
     FitCandidate,
     FitEntry,
     FitResult,
+    NamespaceInfo,
     PutItem,
     ReembedProgress,
     SegmentScore,
@@ -210,6 +211,16 @@ def entry(msg: pb.Entry) -> Entry:
         original_bytes=msg.original_bytes,
         compressed_bytes=msg.compressed_bytes,
         compressor=msg.compressor,
+    )
+
+
+def namespace_info(msg: pb.NamespaceInfo) -> NamespaceInfo:
+    """A listed namespace."""
+    return NamespaceInfo(
+        namespace=msg.namespace,
+        entries=msg.entries,
+        original_tokens=msg.original_tokens,
+        compressed_tokens=msg.compressed_tokens,
     )
 
 

@@ -175,6 +175,25 @@ class KeysPage:
 
 
 @dataclass(frozen=True)
+class NamespacesPage:
+    """One page of the namespaces with live entries and a prefix."""
+
+    prefix: str
+    page_size: int
+    page_token: str
+
+
+@dataclass(frozen=True)
+class NamespaceTotals:
+    """A namespace and its totals (tokens may still count entries that just expired)."""
+
+    namespace: str
+    entries: int
+    original_tokens: int
+    compressed_tokens: int
+
+
+@dataclass(frozen=True)
 class Removal:
     """Delete one entry, only at `if_version` when given."""
 

@@ -19,6 +19,11 @@ from ..test_fit_rpc import (
     test_reembed_reports_progress,
     test_relevant_strategy_keeps_relevant_turns,
 )
+from ..test_namespaces_rpc import (
+    test_cleared_deleted_and_expired_namespaces_are_not_listed,
+    test_namespaces_with_live_entries_are_listed_in_byte_order_with_totals,
+    test_pages_follow_the_byte_order_without_repeats,
+)
 from ..test_store_rpc import (
     test_clear_removes_only_that_namespace,
     test_compare_and_set_loses_no_update_under_concurrent_writers,
@@ -51,6 +56,9 @@ from ..test_watch_and_replicas import (
 )
 
 __all__ = [
+    "test_cleared_deleted_and_expired_namespaces_are_not_listed",
+    "test_namespaces_with_live_entries_are_listed_in_byte_order_with_totals",
+    "test_pages_follow_the_byte_order_without_repeats",
     "test_a_replica_behind_a_trimmed_log_reloads",
     "test_async_embedding_is_eventually_consistent",
     "test_clear_removes_only_that_namespace",

@@ -211,3 +211,17 @@ async def test_a_reader_watches_and_fits_its_own_namespace(client_for: ClientFor
                 break
         change = await asyncio.wait_for(watching, 10)
         assert change.key.startswith("k")
+
+
+async def test_namespaces_lists_only_what_the_caller_may_read(client_for: ClientFor) -> None:
+    async with client_for(ADMIN) as admin:
+        for ns in ("team-a/s1", "team-a/logs/run", "team-b/s1", "team-c/s1"):
+            await admin.put(ns, "k", "v")
+        assert len([n async for n in admin.namespaces()]) == 4
+    async with client_for(READER) as reader:
+        assert [n.namespace async for n in reader.namespaces()] == ["team-a/logs/run", "team-a/s1"]
+    async with client_for(HASHED) as other:
+        assert [n.namespace async for n in other.namespaces()] == ["team-b/s1"]
+    async with client_for(LOGGER) as writer_only:
+        with pytest.raises(PermissionDeniedError, match="read"):
+            _ = [n async for n in writer_only.namespaces()]

@@ -511,6 +511,36 @@ class ChangeEvent(_message.Message):
     resume_token: str
     def __init__(self, op: _Optional[_Union[ChangeEvent.Op, str]] = ..., key: _Optional[str] = ..., version: _Optional[int] = ..., namespace_version: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., resume_token: _Optional[str] = ...) -> None: ...
 
+class NamespacesRequest(_message.Message):
+    __slots__ = ("prefix", "page_size", "page_token")
+    PREFIX_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    prefix: str
+    page_size: int
+    page_token: str
+    def __init__(self, prefix: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class NamespaceInfo(_message.Message):
+    __slots__ = ("namespace", "entries", "original_tokens", "compressed_tokens")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    ORIGINAL_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    COMPRESSED_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    namespace: str
+    entries: int
+    original_tokens: int
+    compressed_tokens: int
+    def __init__(self, namespace: _Optional[str] = ..., entries: _Optional[int] = ..., original_tokens: _Optional[int] = ..., compressed_tokens: _Optional[int] = ...) -> None: ...
+
+class NamespacesResponse(_message.Message):
+    __slots__ = ("namespaces", "next_page_token")
+    NAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    namespaces: _containers.RepeatedCompositeFieldContainer[NamespaceInfo]
+    next_page_token: str
+    def __init__(self, namespaces: _Optional[_Iterable[_Union[NamespaceInfo, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
 class ReembedRequest(_message.Message):
     __slots__ = ("namespace", "force")
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]

@@ -90,6 +90,11 @@ class SharedContextStub:
                 request_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.ReembedRequest.SerializeToString,
                 response_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.ReembedProgress.FromString,
                 _registered_method=True)
+        self.Namespaces = channel.unary_unary(
+                '/sharedctx.v1.SharedContext/Namespaces',
+                request_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.NamespacesRequest.SerializeToString,
+                response_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.NamespacesResponse.FromString,
+                _registered_method=True)
 
 
 class SharedContextServicer:
@@ -174,6 +179,14 @@ class SharedContextServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Namespaces(self, request, context):
+        """List the namespaces that hold live entries, by prefix, in byte order, page by page; with
+        auth on, only those the caller may read.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SharedContextServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -231,6 +244,11 @@ def add_SharedContextServicer_to_server(servicer, server):
                     servicer.Reembed,
                     request_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.ReembedRequest.FromString,
                     response_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.ReembedProgress.SerializeToString,
+            ),
+            'Namespaces': grpc.unary_unary_rpc_method_handler(
+                    servicer.Namespaces,
+                    request_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.NamespacesRequest.FromString,
+                    response_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.NamespacesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -531,6 +549,33 @@ class SharedContext:
             '/sharedctx.v1.SharedContext/Reembed',
             sharedctx_dot_v1_dot_sharedctx__pb2.ReembedRequest.SerializeToString,
             sharedctx_dot_v1_dot_sharedctx__pb2.ReembedProgress.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Namespaces(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sharedctx.v1.SharedContext/Namespaces',
+            sharedctx_dot_v1_dot_sharedctx__pb2.NamespacesRequest.SerializeToString,
+            sharedctx_dot_v1_dot_sharedctx__pb2.NamespacesResponse.FromString,
             options,
             channel_credentials,
             insecure,

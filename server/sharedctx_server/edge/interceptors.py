@@ -18,7 +18,7 @@ from google.protobuf.message import DecodeError
 
 from ..errors import InvalidArgument, PermissionDenied, Unauthenticated
 from ..security.auth import Authenticator
-from ..security.grants import OPEN_SERVICES, required_permission
+from ..security.grants import LISTINGS, OPEN_SERVICES, Grant, required_permission
 from ..security.tokens import CERT_NAME_KINDS, cert_name
 from ..settings import Settings
 from .status import abort_with_error
@@ -35,9 +35,20 @@ Check = Callable[[Any, grpc.aio.ServicerContext], Awaitable[None]]
 Continuation = Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler | None]]
 
 
+# The caller's grant (None when auth is off): listings show only what it covers.
+_GRANT: contextvars.ContextVar[Grant | None] = contextvars.ContextVar(
+    "sharedctx_grant", default=None
+)
+
+
 def current_principal() -> str | None:
     """Who is calling, inside a handler of an authenticated server."""
     return _PRINCIPAL.get()
+
+
+def current_grant() -> Grant | None:
+    """What the caller may do, inside a handler of an authenticated server (None: auth off)."""
+    return _GRANT.get()
 
 
 def server_interceptors(settings: Settings) -> list[grpc.aio.ServerInterceptor]:
@@ -238,6 +249,7 @@ class AuthInterceptor(WrappingInterceptor):
 
     def _checker(self, method: str) -> Check:
         permission = required_permission(method)
+        listing = method in LISTINGS
 
         async def check(request: Any, context: grpc.aio.ServicerContext) -> None:
             namespace = getattr(request, "namespace", None)
@@ -245,11 +257,16 @@ class AuthInterceptor(WrappingInterceptor):
                 grant = self._auth.authenticate(
                     context.invocation_metadata(), lambda: peer_cert_names(context)
                 )
-                grant.require(namespace if isinstance(namespace, str) else None, permission, method)
+                if listing:
+                    grant.require_any(permission, method)
+                else:
+                    where = namespace if isinstance(namespace, str) else None
+                    grant.require(where, permission, method)
             except (Unauthenticated, PermissionDenied) as exc:
                 log.info("refused %s: %s", method, exc)
                 await abort_with_error(context, exc)
             _PRINCIPAL.set(grant.principal)
+            _GRANT.set(grant)
 
         return check
 
@@ -257,6 +274,7 @@ class AuthInterceptor(WrappingInterceptor):
 __all__ = [
     "AuthInterceptor",
     "DecodeGuard",
+    "current_grant",
     "current_principal",
     "server_interceptors",
     "wrap_handler",

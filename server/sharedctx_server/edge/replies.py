@@ -8,7 +8,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from sharedctx.v1 import sharedctx_pb2 as pb
 
 from ..fit import Form
-from ..model import EntryMeta, NamespaceStats, NewEntry, Stamp, StoredEntry
+from ..model import EntryMeta, NamespaceStats, NamespaceTotals, NewEntry, Stamp, StoredEntry
 from ..services.entry_embeddings import ReembedStep
 from ..services.fit_model import CandidateNote, FitAnswer
 from ..state.records import Change
@@ -98,6 +98,22 @@ def stats(totals: NamespaceStats) -> pb.StatsResponse:
         tokens_saved=totals.tokens_saved,
         savings_percent=totals.savings_percent,
         bytes_stored=totals.bytes_stored,
+    )
+
+
+def namespaces(found: list[NamespaceTotals], next_token: str) -> pb.NamespacesResponse:
+    """One page of namespaces with their totals."""
+    return pb.NamespacesResponse(
+        namespaces=[
+            pb.NamespaceInfo(
+                namespace=t.namespace,
+                entries=t.entries,
+                original_tokens=t.original_tokens,
+                compressed_tokens=t.compressed_tokens,
+            )
+            for t in found
+        ],
+        next_page_token=next_token,
     )
 
 

@@ -26,7 +26,7 @@ from ..fit import (
     resolve_weights,
     sizer_profile,
 )
-from ..model import EntryMeta, KeysPage, Kind, NewEntry, Read, Removal
+from ..model import EntryMeta, KeysPage, Kind, NamespacesPage, NewEntry, Read, Removal
 from ..services.fit_model import Filters, FitQuery
 from ..settings import Limits, Settings
 
@@ -287,6 +287,20 @@ def keys(req: pb.KeysRequest, limits: Limits) -> KeysPage:
     if size < 0:
         raise InvalidArgument("page_size", f"must be >= 0 (0 = default); got {size}")
     return KeysPage(ns, req.prefix, min(size, limits.max_page_size), req.page_token)
+
+
+def namespaces(req: pb.NamespacesRequest, limits: Limits) -> NamespacesPage:
+    """A Namespaces page: the prefix is namespace-shaped, the page size capped."""
+    if req.prefix:
+        if len(req.prefix) > limits.max_namespace_chars or not _NAMESPACE_RE.fullmatch(req.prefix):
+            raise InvalidArgument(
+                "prefix",
+                f"must be at most {limits.max_namespace_chars} characters of [A-Za-z0-9._:/-]",
+            )
+    size = req.page_size or limits.default_page_size
+    if size < 0:
+        raise InvalidArgument("page_size", f"must be >= 0 (0 = default); got {size}")
+    return NamespacesPage(req.prefix, min(size, limits.max_page_size), req.page_token)
 
 
 def delete(req: pb.DeleteRequest, limits: Limits) -> Removal:

@@ -17,6 +17,7 @@ from ..services.write_path import WritePath
 from ..settings import Settings
 from ..state.store import Store
 from . import replies, requests
+from .interceptors import current_grant
 from .status import maps_errors, maps_stream_errors
 
 
@@ -79,6 +80,15 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
             page.namespace, page.prefix, page.page_size, page.page_token
         )
         return pb.KeysResponse(keys=keys, next_page_token=token)
+
+    @maps_errors
+    async def Namespaces(
+        self, request: pb.NamespacesRequest, context: grpc.aio.ServicerContext
+    ) -> pb.NamespacesResponse:
+        page = requests.namespaces(request, self._limits)
+        grant = current_grant()  # with auth on, only the namespaces the caller may read
+        found, token = await self._store.namespaces(page, grant.can_read if grant else None)
+        return replies.namespaces(found, token)
 
     @maps_errors
     async def Delete(

@@ -2,7 +2,7 @@
 
 A grant names a principal, the namespace PREFIXES it may touch and its permissions:
 
-- `read`: Get, GetMany, Keys, Stats, Fit, Watch
+- `read`: Get, GetMany, Keys, Stats, Fit, Watch, Namespaces (which lists only what it covers)
 - `write`: Put, PutMany, Delete (write does not imply read)
 - `admin`: everything, including Clear and Reembed (implies read and write)
 

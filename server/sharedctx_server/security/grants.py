@@ -22,6 +22,7 @@ RPC_PERMISSIONS: dict[str, str] = {
     "Stats": READ,
     "Fit": READ,
     "Watch": READ,
+    "Namespaces": READ,
     "Put": WRITE,
     "PutMany": WRITE,
     "Delete": WRITE,
@@ -38,6 +39,11 @@ OPEN_SERVICES = frozenset(
     }
 )
 _PREFIX_RE = re.compile(r"[A-Za-z0-9._:/-]+")
+
+
+# RPCs that span namespaces: a caller with `read` on any prefix may call them, and sees only
+# what its grant covers (the handler filters by Grant.can_read).
+LISTINGS = frozenset({"Namespaces"})
 
 
 def required_permission(method: str) -> str:
@@ -77,9 +83,21 @@ class Grant:
             granted |= {READ, WRITE}
         return cls(principal, tuple(namespaces), frozenset(granted))
 
+    def can_read(self, namespace: str) -> bool:
+        """True when this grant may read `namespace`."""
+        return READ in self.permissions and self.covers(namespace)
+
     def covers(self, namespace: str) -> bool:
         """True when the namespace starts with one of the granted prefixes."""
         return any(p == ALL_NAMESPACES or namespace.startswith(p) for p in self.namespaces)
+
+    def require_any(self, permission: str, method: str) -> None:
+        """PermissionDenied unless this grant holds `permission` on some namespace (listings)."""
+        if permission not in self.permissions:
+            raise PermissionDenied(
+                f"principal {self.principal!r} lacks {permission!r} permission (needed by "
+                f"{method}); it holds {', '.join(sorted(self.permissions))}"
+            )
 
     def require(self, namespace: str | None, permission: str, method: str) -> None:
         """PermissionDenied unless this grant allows `permission` on `namespace`.

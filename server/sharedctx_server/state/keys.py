@@ -18,6 +18,12 @@ Redis Cluster slot and its multi-key scripts stay atomic there):
   sc:v1:{<ns>}:age         zset   key -> write sequence (q) of its last put: oldest first, for
                                   the evict_oldest quota policy; holds exactly the keys of sizes
 
+One key lies outside every namespace:
+
+  sc:v1:namespaces         zset   every namespace ever written, score 0 (lexicographic paging
+                                  for the Namespaces RPC, which skips those with no live entry)
+  sc:v1:namespaces:filled  string set once the registry was filled from existing namespaces
+
 Embeddings live inside the namespace's hash tag (tenants share nothing, a namespace stays on
 one slot) and are keyed by content hash + model id: unchanged content is never embedded twice,
 and vectors of two models never mix.
@@ -35,6 +41,21 @@ PREFIX = "sc:v1:"
 
 def _ns_root(namespace: str) -> str:
     return f"{PREFIX}{{{namespace}}}:"
+
+
+NAMESPACES = f"{PREFIX}namespaces"
+NAMESPACES_FILLED = f"{PREFIX}namespaces:filled"
+# SCAN pattern of one fixed key per namespace, to fill the registry from namespaces written
+# before it existed.
+NAMESPACE_META_PATTERN = f"{PREFIX}{{*}}:meta"
+
+
+def namespace_of_meta(key: str) -> str | None:
+    """The namespace whose `meta` key this is, or None for any other key."""
+    head, tail = f"{PREFIX}{{", "}:meta"
+    if key.startswith(head) and key.endswith(tail):
+        return key[len(head) : -len(tail)]
+    return None
 
 
 def entry(namespace: str, key: str) -> str:

@@ -12,13 +12,14 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ..errors import InvalidArgument, NotFound, StoreUnavailable, VersionConflict
-from ..model import NamespaceStats, NewEntry, Stamp, StoredEntry
+from ..model import NamespacesPage, NamespaceStats, NamespaceTotals, NewEntry, Stamp, StoredEntry
 from ..settings import Settings
 from . import keys as K
 from .quotas import Quota, QuotaTable
 from .records import Change, decode_page_token, encode_page_token, entry_from_row, text
 from .redis_clock import RedisClock
 from .redis_conn import ping
+from .registry import NamespaceRegistry
 from .scripts import Scripts
 
 # Keys' page scans stop after this many rounds of expired members and hand back a cursor.
@@ -78,6 +79,7 @@ class Store:
         self._model_id = model_id
         self._scripts = scripts or Scripts.load()
         self._quotas = quotas or QuotaTable(Quota())
+        self._registry = NamespaceRegistry(redis)
         # Told the operation's name each time Redis fails one (the Redis-errors metric).
         self._on_unavailable = on_unavailable
 
@@ -186,6 +188,8 @@ class Store:
             extra = _EVICT_CANDIDATES_BYTES if quota.max_bytes > 0 else _EVICT_CANDIDATES
             wanted = len(entries) + extra
         async with self._errors("put_many"):
+            # Listed before the first write, so every namespace with entries is listed.
+            await self._registry.register(namespace)
             for _ in range(_EVICT_ROUNDS):
                 # Read outside the script, so a race can make them stale; the script checks
                 # them against `age` and asks again rather than evict the wrong entries.
@@ -344,6 +348,20 @@ class Store:
         async with self._errors("set_embeddings"):
             return int(
                 await self._scripts.set_embeddings(self._redis, self._ns(namespace).as_list(), args)
+            )
+
+    async def namespaces(
+        self, page: NamespacesPage, readable: Callable[[str], bool] | None = None
+    ) -> tuple[list[NamespaceTotals], str]:
+        """One page of the namespaces with live entries (and that `readable` allows), and the
+        token of the next page ('' at the end)."""
+        after = decode_page_token(page.page_token)
+        if after is not None and not after.startswith(page.prefix):
+            raise InvalidArgument("page_token", "belongs to a listing with a different prefix")
+        now_ms = await self.redis_now_ms()
+        async with self._errors("namespaces"):
+            return await self._registry.page(
+                page.prefix, page.page_size, page.page_token, now_ms, readable
             )
 
     async def all_keys(self, namespace: str) -> list[str]:
