@@ -29,6 +29,7 @@ from .segment import SegmentConfig, Segmenter
 from .services.derive import EntryDeriver
 from .services.entry_embeddings import EntryEmbeddings
 from .services.fit_service import FitService
+from .services.reaper import ExpiryReaper
 from .services.watch import ChangeFeed
 from .services.write_path import WritePath
 from .settings import Settings
@@ -276,6 +277,8 @@ async def _start_serving(
             _watch_redis(store, health_servicer, settings.health_interval_seconds, running.stopping)
         )
     )
+    reaper = ExpiryReaper(store, settings.expiry_poll_seconds, running.stopping)
+    running.tasks.append(asyncio.create_task(reaper.run()))
     log.info("sharedctx serving on %s (port %d)", settings.listen, port)
     return running
 

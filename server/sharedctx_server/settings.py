@@ -162,6 +162,12 @@ class Settings:
     health_interval_seconds: float = _setting(
         1.0, "server", "seconds between the health service's Redis checks", env_only=True
     )
+    # See services/reaper.py: how soon after its TTL an entry's expiry reaches watchers.
+    expiry_poll_seconds: float = _setting(
+        0.25,
+        "storage",
+        "seconds between looks for entries due to expire (each is removed and reported then)",
+    )
     metrics_listen: str | None = _setting(
         None,
         "observability",

@@ -7,6 +7,10 @@ here with the cluster fixtures; left out are the Fit tests that inspect one Redi
 
 from __future__ import annotations
 
+from ..test_expiry import (
+    test_a_lone_entrys_expiry_reaches_watchers_on_time_with_its_version,
+    test_each_expiry_is_reported_once_however_many_replicas_run,
+)
 from ..test_fit_rpc import (
     test_async_embedding_is_eventually_consistent,
     test_explain_lists_factor_values_and_reasons,
@@ -56,6 +60,8 @@ from ..test_watch_and_replicas import (
 )
 
 __all__ = [
+    "test_a_lone_entrys_expiry_reaches_watchers_on_time_with_its_version",
+    "test_each_expiry_is_reported_once_however_many_replicas_run",
     "test_cleared_deleted_and_expired_namespaces_are_not_listed",
     "test_namespaces_with_live_entries_are_listed_in_byte_order_with_totals",
     "test_pages_follow_the_byte_order_without_repeats",

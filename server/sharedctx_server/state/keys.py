@@ -18,11 +18,14 @@ Redis Cluster slot and its multi-key scripts stay atomic there):
   sc:v1:{<ns>}:age         zset   key -> write sequence (q) of its last put: oldest first, for
                                   the evict_oldest quota policy; holds exactly the keys of sizes
 
-One key lies outside every namespace:
+Keys outside every namespace:
 
   sc:v1:namespaces         zset   every namespace ever written, score 0 (lexicographic paging
                                   for the Namespaces RPC, which skips those with no live entry)
   sc:v1:namespaces:filled  string set once the registry was filled from existing namespaces
+  sc:v1:expiries           zset   namespace -> when its next entry expires (ms): the expiry
+                                  reapers' schedule
+  sc:v1:expiries:filled    string set once the schedule was filled from existing namespaces
 
 Embeddings live inside the namespace's hash tag (tenants share nothing, a namespace stays on
 one slot) and are keyed by content hash + model id: unchanged content is never embedded twice,
@@ -45,6 +48,8 @@ def _ns_root(namespace: str) -> str:
 
 NAMESPACES = f"{PREFIX}namespaces"
 NAMESPACES_FILLED = f"{PREFIX}namespaces:filled"
+EXPIRIES = f"{PREFIX}expiries"
+EXPIRIES_FILLED = f"{PREFIX}expiries:filled"
 # SCAN pattern of one fixed key per namespace, to fill the registry from namespaces written
 # before it existed.
 NAMESPACE_META_PATTERN = f"{PREFIX}{{*}}:meta"

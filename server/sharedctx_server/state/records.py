@@ -23,6 +23,7 @@ class Change:
     key: str
     version: int
     namespace_version: int
+    at_ms: int = 0  # when it happened, when not when it was recorded (an expiry: its time)
 
     @classmethod
     def from_record(cls, record: Sequence[Any]) -> Change:
@@ -37,12 +38,14 @@ class Change:
             key=text(values["key"]),
             version=int(values["v"]),
             namespace_version=int(values["ns"]),
+            at_ms=int(float(values["t"])) if "t" in values else 0,
         )
 
     @property
     def time_ms(self) -> int:
-        """When the record was written (the stream id's millisecond part)."""
-        return int(self.id.split("-", 1)[0])
+        """When the change happened: an expiry's time, else when it was recorded (the stream
+        id's millisecond part)."""
+        return self.at_ms or int(self.id.split("-", 1)[0])
 
 
 def encode_page_token(cursor: str | None) -> str:

@@ -16,15 +16,42 @@ conflict with its own first attempt; clients that must know use `if_version` and
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
+from redis.exceptions import ClusterError, SlotNotCoveredError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.maint_notifications import MaintNotificationsConfig
 
+from ..errors import StoreUnavailable
 from ..settings import Settings
+
+# Failures that pass: the connection-level ones, and a Redis Cluster's own (CLUSTERDOWN and
+# MASTERDOWN while a master is lost, TRYAGAIN during a slot migration, slots the client cannot
+# place, redirections exhausted). Cross-slot errors (the server's or the client library's own
+# RedisClusterException) are bugs, not outages: not listed.
+_UNAVAILABLE = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    OSError,
+    ClusterError,
+    TryAgainError,
+    SlotNotCoveredError,
+)
+
+
+@asynccontextmanager
+async def redis_errors() -> AsyncIterator[None]:
+    """Turn Redis failures that pass (connection lost, cluster down) into StoreUnavailable."""
+    try:
+        yield
+    except _UNAVAILABLE as exc:
+        raise StoreUnavailable(f"Redis is unavailable: {exc}") from exc
 
 
 def connect(url: str, settings: Settings) -> Any:

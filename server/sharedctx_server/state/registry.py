@@ -46,7 +46,7 @@ class NamespaceRegistry:
         if len(self._seen) > _REMEMBERED:
             self._seen.popitem(last=False)
 
-    async def _fill(self) -> None:
+    async def fill(self) -> None:
         """Add namespaces written before the registry existed (once per Redis, by SCAN)."""
         if self._filled or await self._redis.get(K.NAMESPACES_FILLED):
             self._filled = True
@@ -62,6 +62,11 @@ class NamespaceRegistry:
         await self._redis.set(K.NAMESPACES_FILLED, "1")
         self._filled = True
 
+    async def all_names(self) -> list[list[str]]:
+        """Every registered namespace, in chunks (for a one-time pass over all of them)."""
+        names = [text(n) for n in await self._redis.zrange(K.NAMESPACES, 0, -1)]
+        return [names[i : i + _SCAN_COUNT] for i in range(0, len(names), _SCAN_COUNT)]
+
     async def page(
         self,
         prefix: str,
@@ -72,7 +77,7 @@ class NamespaceRegistry:
     ) -> tuple[list[NamespaceTotals], str]:
         """Up to `size` namespaces with `prefix` that hold a live entry (and that `readable`
         allows), in byte order, and the token of the next page ('' at the end)."""
-        await self._fill()
+        await self.fill()
         after = decode_page_token(page_token)
         start = "(" + after if after is not None else "[" + prefix
         # No valid UTF-8 string contains byte 0xff: prefix + 0xff bounds every name with prefix.

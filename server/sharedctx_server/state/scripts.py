@@ -11,7 +11,7 @@ from redis.exceptions import NoScriptError
 
 # Scripts that write a namespace get lib.lua's helpers prepended (Redis has no script includes).
 _WITH_LIB = ("put_many", "delete", "clear_chunk", "sweep", "set_embeddings")
-_PLAIN = ("get_many", "keys_page", "emb_missing")
+_PLAIN = ("get_many", "keys_page", "emb_missing", "claim_due")
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,7 @@ class Scripts:
     get_many: Script
     keys_page: Script
     emb_missing: Script
+    claim_due: Script
 
     @classmethod
     def load(cls) -> Scripts:

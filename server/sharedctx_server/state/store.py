@@ -7,18 +7,15 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from redis.exceptions import ClusterError, SlotNotCoveredError, TryAgainError
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
 from ..errors import InvalidArgument, NotFound, StoreUnavailable, VersionConflict
 from ..model import NamespacesPage, NamespaceStats, NamespaceTotals, NewEntry, Stamp, StoredEntry
 from ..settings import Settings
 from . import keys as K
+from .expiries import ExpirySchedule
 from .quotas import Quota, QuotaTable
 from .records import Change, decode_page_token, encode_page_token, entry_from_row, text
 from .redis_clock import RedisClock
-from .redis_conn import ping
+from .redis_conn import ping, redis_errors
 from .registry import NamespaceRegistry
 from .scripts import Scripts
 
@@ -32,32 +29,11 @@ _CLEAR_CHUNK = 500
 _EVICT_CANDIDATES = 16
 _EVICT_CANDIDATES_BYTES = 128
 _EVICT_ROUNDS = 5
-# Failures that pass: the connection-level ones, and a Redis Cluster's own (CLUSTERDOWN and
-# MASTERDOWN while a master is lost, TRYAGAIN during a slot migration, slots the client cannot
-# place, redirections exhausted). Cross-slot errors (the server's or the client library's own
-# RedisClusterException) are bugs, not outages: not listed.
-_UNAVAILABLE = (
-    RedisConnectionError,
-    RedisTimeoutError,
-    OSError,
-    ClusterError,
-    TryAgainError,
-    SlotNotCoveredError,
-)
 
 
 class VectorsGone(Exception):
     """put_many wrote nothing: a vector counted on as stored is gone. The write path computes
     the vectors and writes again; never a reply."""
-
-
-@asynccontextmanager
-async def redis_errors() -> AsyncIterator[None]:
-    """Turn Redis failures that pass (connection lost, cluster down) into StoreUnavailable."""
-    try:
-        yield
-    except _UNAVAILABLE as exc:
-        raise StoreUnavailable(f"Redis is unavailable: {exc}") from exc
 
 
 class Store:
@@ -80,6 +56,7 @@ class Store:
         self._scripts = scripts or Scripts.load()
         self._quotas = quotas or QuotaTable(Quota())
         self._registry = NamespaceRegistry(redis)
+        self._expiries = ExpirySchedule(redis, self._scripts)
         # Told the operation's name each time Redis fails one (the Redis-errors metric).
         self._on_unavailable = on_unavailable
 
@@ -212,7 +189,12 @@ class Store:
             raise VersionConflict(item.key, item.if_version or 0, int(reply[2]))
         if status == "quota":
             raise self._quotas.exceeded(namespace, text(reply[1]), int(reply[2]))
-        return [Stamp(*(int(x) for x in row)) for row in reply[1]]
+        stamps = [Stamp(*(int(x) for x in row)) for row in reply[1]]
+        expiring = [s.expires_ms for s in stamps if s.expires_ms]
+        if expiring:
+            async with self._errors("put_many"):
+                await self._expiries.lower(namespace, min(expiring))
+        return stamps
 
     async def _oldest(self, ns: K.NamespaceKeys, count: int) -> list[str]:
         """The `count` least recently written keys of the namespace, oldest first."""
@@ -282,14 +264,7 @@ class Store:
         ns = self._ns(namespace)
         limit = max(self._settings.sweep_batch, 1000)
         async with self._errors("stats"):
-            while (
-                int(
-                    await self._scripts.sweep(
-                        self._redis, ns.as_list(), [self._settings.change_log_max, limit]
-                    )
-                )
-                >= limit
-            ):
+            while (await self._sweep(namespace, limit))[0] >= limit:
                 pass
             raw = await self._redis.hgetall(ns.stats)
         values = {text(k): int(v) for k, v in raw.items()}
@@ -363,6 +338,45 @@ class Store:
             return await self._registry.page(
                 page.prefix, page.page_size, page.page_token, now_ms, readable
             )
+
+    async def _sweep(self, namespace: str, limit: int) -> tuple[int, int | None]:
+        args = [self._settings.change_log_max, limit]
+        dropped, pending = await self._scripts.sweep(
+            self._redis, self._ns(namespace).as_list(), args
+        )
+        return int(dropped), int(float(pending)) if text(pending) else None
+
+    async def reap(self, namespace: str, limit: int) -> None:
+        """Remove every expired entry of the namespace (each logged as an expiry, exactly
+        once whoever else sweeps) and schedule its next expiry."""
+        async with self._errors("reap"):
+            while True:
+                dropped, pending = await self._sweep(namespace, limit)
+                if dropped < limit:
+                    break
+            first = await self._redis.zrange(self._ns(namespace).exp, 0, 0, withscores=True)
+            earliest = int(first[0][1]) if first else None
+            await self._expiries.settle(namespace, pending, earliest)
+
+    async def due_expiries(self, now_ms: int, lease_ms: int, count: int) -> list[str]:
+        """Namespaces with entries due to expire at `now_ms`, claimed for `lease_ms` (one
+        replica reaps each)."""
+        async with self._errors("reap"):
+            if not await self._expiries.filled():
+                await self._fill_expiries()
+            return await self._expiries.claim(now_ms, now_ms + lease_ms, count)
+
+    async def _fill_expiries(self) -> None:
+        """Schedule the namespaces written before the schedule existed (once per Redis)."""
+        await self._registry.fill()
+        for chunk in await self._registry.all_names():
+            pipe = self._redis.pipeline(transaction=False)
+            for name in chunk:
+                pipe.zrange(self._ns(name).exp, 0, 0, withscores=True)
+            for name, first in zip(chunk, await pipe.execute(), strict=True):
+                if first:
+                    await self._expiries.lower(name, int(first[0][1]))
+        await self._expiries.mark_filled()
 
     async def all_keys(self, namespace: str) -> list[str]:
         """Every indexed key (expired ones included until swept; callers filter by expiry)."""

@@ -1,7 +1,8 @@
 -- Shared helpers, prepended to every write script (Redis scripts cannot include files).
 -- Every write script takes the namespace's fixed keys first:
 -- KEYS[1] = idx (zset of live keys)        KEYS[2] = exp (zset key -> expiry ms)
--- KEYS[3] = sizes (hash key -> "o c b h")  KEYS[4] = stats (hash of namespace totals)
+-- KEYS[3] = sizes (hash key -> "o c b h v": tokens, bytes, content hash, entry version)
+-- KEYS[4] = stats (hash of namespace totals)
 -- KEYS[5] = meta (hash: version)           KEYS[6] = log (change-log stream)
 -- KEYS[7] = embref (hash h -> refcount)    KEYS[8] = emb (hash h -> vector, current model)
 -- KEYS[9] = age (zset key -> write sequence of its last put; the same keys as sizes)
@@ -43,11 +44,11 @@ end
 -- Replaces whatever the key counted for before. The new embedding reference is taken before
 -- the old one is let go: rewriting the only entry of a text with the same text must not let
 -- its count touch 0, which would delete the very vector the entry keeps using.
-local function put_sizes(key, o, c, b, h, seq)
+local function put_sizes(key, o, c, b, h, seq, version)
   redis.call('HINCRBY', KEYS[7], h, 1)
   drop_sizes(key)
   redis.call('ZADD', KEYS[9], seq, key)
-  redis.call('HSET', KEYS[3], key, o .. ' ' .. c .. ' ' .. b .. ' ' .. h)
+  redis.call('HSET', KEYS[3], key, o .. ' ' .. c .. ' ' .. b .. ' ' .. h .. ' ' .. version)
   redis.call('HINCRBY', KEYS[4], 'entries', 1)
   redis.call('HINCRBY', KEYS[4], 'orig_tokens', o)
   redis.call('HINCRBY', KEYS[4], 'comp_tokens', c)
@@ -55,25 +56,47 @@ local function put_sizes(key, o, c, b, h, seq)
 end
 
 -- Append a change-log record and bump the namespace version; returns the new version,
--- which also orders writes (every replica breaks time ties by it alike).
-local function log_change(logmax, op, key, version)
+-- which also orders writes (every replica breaks time ties by it alike). `at`, when given, is
+-- when the change happened if not now (an expiry: its expiry time).
+local function log_change(logmax, op, key, version, at)
   local nsver = redis.call('HINCRBY', KEYS[5], 'version', 1)
-  redis.call('XADD', KEYS[6], 'MAXLEN', '~', logmax, '*',
-    'op', op, 'key', key, 'v', version, 'ns', nsver)
+  if at then
+    redis.call('XADD', KEYS[6], 'MAXLEN', '~', logmax, '*',
+      'op', op, 'key', key, 'v', version, 'ns', nsver, 't', at)
+  else
+    redis.call('XADD', KEYS[6], 'MAXLEN', '~', logmax, '*',
+      'op', op, 'key', key, 'v', version, 'ns', nsver)
+  end
   return nsver
 end
 
+-- The version of a key's last write, from its sizes record (0 when unknown: written before
+-- sizes kept versions). The entry's own hash may already be gone: Redis expires it.
+local function last_version(key)
+  local rec = redis.call('HGET', KEYS[3], key)
+  if not rec then return 0 end
+  return tonumber(string.match(rec, '^%d+ %d+ %d+ %S+ (%d+)$') or '0')
+end
+
+-- Remove one expired key, logging an 'expire' record stamped with its expiry time and last
+-- version.
+local function expire(logmax, key, expires)
+  local version = last_version(key)
+  redis.call('ZREM', KEYS[1], key)
+  redis.call('ZREM', KEYS[2], key)
+  drop_sizes(key)
+  log_change(logmax, 'expire', key, version, expires)
+end
+
 -- Drop index members whose entry Redis has already expired (expiry < now, as Redis decides),
--- at most `limit` of them, logging an 'expire' record for each. Returns how many went.
+-- at most `limit` of them. Returns how many went.
 local function sweep(now, limit, logmax)
-  local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. now, 'LIMIT', 0, limit)
-  for _, key in ipairs(gone) do
-    redis.call('ZREM', KEYS[1], key)
-    redis.call('ZREM', KEYS[2], key)
-    drop_sizes(key)
-    log_change(logmax, 'expire', key, 0)
+  local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. now,
+    'WITHSCORES', 'LIMIT', 0, limit)
+  for i = 1, #gone, 2 do
+    expire(logmax, gone[i], gone[i + 1])
   end
-  return #gone
+  return #gone / 2
 end
 
 -- Bytes the key's live entry counts for in the totals (its sizes record), nil when it has none.
@@ -87,13 +110,13 @@ end
 -- it as 'evict' (as 'expire' when Redis had already expired its hash before a sweep got to it).
 local function evict(logmax, key, ekey)
   local version = redis.call('HGET', ekey, 'v')
+  if not version then
+    expire(logmax, key, redis.call('ZSCORE', KEYS[2], key) or now_ms())
+    return
+  end
   redis.call('DEL', ekey)
   redis.call('ZREM', KEYS[1], key)
   redis.call('ZREM', KEYS[2], key)
   drop_sizes(key)
-  if version then
-    log_change(logmax, 'evict', key, tonumber(version))
-  else
-    log_change(logmax, 'expire', key, 0)
-  end
+  log_change(logmax, 'evict', key, tonumber(version))
 end

@@ -176,7 +176,7 @@ local function apply()
     redis.call('ZADD', KEYS[1], 0, key)
     local seq = log_change(logmax, 'put', key, version)
     local h, vector = item(i, 11), item(i, 12)
-    put_sizes(key, tonumber(item(i, 9)), tonumber(item(i, 10)), item_bytes(i), h, seq)
+    put_sizes(key, tonumber(item(i, 9)), tonumber(item(i, 10)), item_bytes(i), h, seq, version)
     if vector ~= '' and vector ~= '?' then
       redis.call('HSET', KEYS[8], h, vector)
     end
