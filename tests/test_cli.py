@@ -3,15 +3,23 @@ server's commands found through entry points, and what they say when it is missi
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import io
 import json
+import re
 import sys
 from importlib.metadata import entry_points
 
 import pytest
 from sharedctx.cli import main
+from sharedctx.target import parse_target
 from sharedctx_server.server import RunningServer
+from sharedctx_server.settings import Settings
+from sharedctx_server.tokens import TokenCounter
 
+from .support.redis_servers import free_port
+from .support.servers import serving
 from .support.tool_outputs import FAILING_LINE, service_log
 
 NS = "team-a/session-42"
@@ -68,10 +76,14 @@ def test_fit_prints_a_table_and_explain_columns(
     run(capsys, "put", *target, "note", "lunch at noon")
     code, out, _ = run(capsys, "fit", *target, "why did the test fail", "--budget", "50")
     assert code == 0
-    assert out.splitlines()[0].split() == ["rank", "key", "form", "tokens", "score", "lines"]
+    title, head, *rows = out.splitlines()
+    assert "order returned" in title and "added" in title
+    assert head.split() == ["#", "added", "key", "form", "tokens", "score", "lines"]
+    assert [r.split()[0] for r in rows[:2]] == ["1", "2"]  # positions, in order
     assert "tool/pytest" in out and "2 of 2 entries" in out
     code, out, _ = run(capsys, "fit", *target, "test failure", "--explain", "--keep-recent", "0")
-    assert "sem" in out.splitlines()[0] and "reason" in out.splitlines()[0]
+    assert "best score first" in out.splitlines()[0]
+    assert "sem" in out.splitlines()[1] and "reason" in out.splitlines()[1]
     code, out, _ = run(capsys, "fit", *target, "test", "--json", "--content")
     assert json.loads(out)["entries"][0]["content"]
 
@@ -87,8 +99,8 @@ def test_fit_shows_an_excerpt_with_its_line_ranges_and_scored_segments(
     query = "why did the resize-images job fail?"
     code, out, _ = run(capsys, "fit", *target, query, "--budget", "400", "--content")
     assert code == 0
-    row = out.splitlines()[1].split()
-    assert row[1:3] == ["logs/worker", "excerpt"] and row[-1] == "166"  # "... of 166"
+    row = out.splitlines()[2].split()
+    assert row[2:4] == ["logs/worker", "excerpt"] and row[-1] == "166"  # "... of 166"
     assert "--- logs/worker (excerpt, " in out and FAILING_LINE in out
     assert "lines omitted ...]" in out
     code, out, _ = run(capsys, "fit", *target, query, "--budget", "400", "--explain")
@@ -171,3 +183,72 @@ def test_namespaces_lists_namespaces_with_their_totals(
     assert [line.split()[0] for line in out.splitlines()] == ["cli/one", "cli/two"]
     code, out, _ = run(capsys, "namespaces", *target, "--json")
     assert {n["namespace"]: n["entries"] for n in json.loads(out)} == {"cli/one": 1, "cli/two": 1}
+
+
+@pytest.mark.parametrize(
+    ("given", "target"),
+    [
+        ("127.0.0.1", "127.0.0.1:50051"),
+        ("localhost:6000", "localhost:6000"),
+        ("grpc://sharedctx.internal:7000/", "sharedctx.internal:7000"),
+        ("[::1]:7000", "[::1]:7000"),
+        ("[::1]", "[::1]:50051"),
+        ("::1", "[::1]:50051"),
+        ("unix:/run/sharedctx.sock", "unix:/run/sharedctx.sock"),
+    ],
+)
+def test_targets_take_the_forms_people_type_and_default_to_port_50051(
+    given: str, target: str
+) -> None:
+    assert parse_target(given) == target
+
+
+@pytest.mark.parametrize(
+    ("given", "hint"),
+    [
+        ("http://127.0.0.1:50051", "not http"),
+        ("https://example.org", "not https"),
+        ("127.0.0.1:99999", "port"),
+        ("[::1:50051", "brackets"),
+        ("", "HOST:PORT"),
+    ],
+)
+def test_a_bad_target_is_refused_with_what_to_write_instead(
+    given: str, hint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(ValueError, match=re.escape(hint)):
+        parse_target(given)
+    code, _, err = run(capsys, "get", "--target", given or " ", "-n", NS, "k")
+    assert code == 2 and hint in err and "Traceback" not in err
+
+
+def test_no_server_at_the_target_says_what_was_tried_and_what_to_check(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    port = free_port()  # nothing listens there
+    code, _, err = run(capsys, "get", "--target", f"127.0.0.1:{port}", "-n", NS, "k",
+                       "--timeout", "2")  # fmt: skip
+    assert code == 1
+    assert f"cannot reach a sharedctx server at 127.0.0.1:{port} (connection refused)" in err
+    assert "is `sharedctx serve` running there?" in err
+
+
+async def test_watch_reports_a_stopped_server_with_the_token_to_resume_from(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter) as (running, client):
+        watcher = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "sharedctx.cli", "watch", "--target",
+            f"127.0.0.1:{running.port}", "-n", NS,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        assert watcher.stdout is not None
+        line = b""
+        while b" put " not in line:  # until the watch shows a write, it may not have started
+            await client.put(NS, "k", "v")
+            with contextlib.suppress(asyncio.TimeoutError):
+                line = await asyncio.wait_for(watcher.stdout.readline(), 1.0)
+        await running.stop(0.5)
+        _, err = await asyncio.wait_for(watcher.communicate(), 30)
+    assert watcher.returncode == 1
+    assert b"the server ended the watch" in err and b"--resume-token " in err

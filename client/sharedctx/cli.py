@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import grpc
 
 from .client import DEFAULT_TARGET, Client
-from .errors import SharedCtxError
+from .errors import SharedCtxError, UnavailableError
 from .types import FitEntry, FitResult
 from .wire import KINDS
 
@@ -213,16 +213,19 @@ def format_ranges(entry: FitEntry) -> str:
 
 
 def format_fit_table(result: FitResult, explain: bool = False) -> str:
-    """A Fit result as a table: rank, key, form, tokens, score (and factors with `explain`;
-    an excerpt's lines below its row)."""
+    """A Fit result as a table. Without `explain`: the entries in the order they are returned
+    (chronological), numbered, with `added` saying when each went into the budget (1 = first,
+    the best); with `explain`: every candidate, best score first, with its factors (an
+    excerpt's lines below its row)."""
     factors = ["recency", "semantic_similarity", "lexical_relevance", "error_indicator"]
     short = {"recency": "rec", "semantic_similarity": "sem", "lexical_relevance": "lex",
              "error_indicator": "err"}  # fmt: skip
     lines = []
     if explain:
-        head = f"{'rank':>4}  {'key':30} {'tokens':>6} {'score':>7} " + " ".join(
+        head = f"{'added':>5}  {'key':30} {'tokens':>6} {'score':>7} " + " ".join(
             f"{short[f]:>5}" for f in factors
         )
+        lines.append("candidates, best score first (added: when it went into the budget)")
         lines.append(head + "  reason")
         chosen = {e.key: e for e in result.entries}
         for c in result.explain:
@@ -234,7 +237,7 @@ def format_fit_table(result: FitResult, explain: bool = False) -> str:
             tokens = entry.tokens if entry is not None else c.compressed_tokens
             reason = c.reason if entry is None else f"{c.reason} ({entry.form})"
             lines.append(
-                f"{rank:>4}  {c.key[:30]:30} {tokens:>6} {c.score:7.3f} {values}  {reason}"
+                f"{rank:>5}  {c.key[:30]:30} {tokens:>6} {c.score:7.3f} {values}  {reason}"
             )
             for seg in c.segments:
                 span = f"{seg.first_line}-{seg.last_line}"
@@ -243,11 +246,15 @@ def format_fit_table(result: FitResult, explain: bool = False) -> str:
                     f"{'':6}lines {span:>11} {seg.tokens:>6} relevance {seg.relevance:4.2f} {mark}"
                 )
     else:
-        lines.append(f"{'rank':>4}  {'key':30} {'form':10} {'tokens':>6} {'score':>7}  lines")
-        for e in result.entries:
+        lines.append("entries in the order returned (added: when it went into the budget)")
+        lines.append(
+            f"{'#':>3} {'added':>5}  {'key':30} {'form':10} {'tokens':>6} {'score':>7}  lines"
+        )
+        for i, e in enumerate(result.entries, start=1):
             where = format_ranges(e) if e.form == "excerpt" else ""
             lines.append(
-                f"{e.rank:>4}  {e.key[:30]:30} {e.form:10} {e.tokens:>6} {e.score:7.3f}  {where}"
+                f"{i:>3} {e.rank:>5}  {e.key[:30]:30} {e.form:10} {e.tokens:>6} {e.score:7.3f}"
+                f"  {where}"
             )
     lines.append(
         f"{len(result.entries)} of {result.candidates} entries, "
@@ -258,15 +265,34 @@ def format_fit_table(result: FitResult, explain: bool = False) -> str:
 
 
 def _watch(client: Client, args: argparse.Namespace) -> None:
-    for change in client.watch(args.namespace, args.resume_token or ""):
-        when = change.time.isoformat() if change.time else ""
-        data = {
-            "op": change.op, "key": change.key, "version": change.version,
-            "namespace_version": change.namespace_version, "time": when,
-            "resume_token": change.resume_token,
-        }  # fmt: skip
-        emit(args, data, f"{when} {change.op:6} {change.key} v{change.version}")
-        sys.stdout.flush()
+    last = args.resume_token or ""
+    try:
+        for change in client.watch(args.namespace, last):
+            when = change.time.isoformat() if change.time else ""
+            data = {
+                "op": change.op, "key": change.key, "version": change.version,
+                "namespace_version": change.namespace_version, "time": when,
+                "resume_token": change.resume_token,
+            }  # fmt: skip
+            emit(args, data, f"{when} {change.op:6} {change.key} v{change.version}")
+            sys.stdout.flush()
+            last = change.resume_token
+    except UnavailableError as exc:  # the server went away mid-stream (stopped, restarted)
+        raise SystemExit(
+            f"sharedctx: the server ended the watch (UNAVAILABLE: {exc.message})"
+            f"{_resume_hint(last)}"
+        ) from None
+    except SharedCtxError as exc:
+        code = exc.code.name if exc.code is not None else "ERROR"
+        raise SystemExit(f"sharedctx: {code}: {exc.message}{_resume_hint(last)}") from None
+    # A watch has no end of its own: the server stopped (or restarted) under it.
+    raise SystemExit(f"sharedctx: the server ended the watch (stopped?){_resume_hint(last)}")
+
+
+def _resume_hint(token: str) -> str:
+    if not token:
+        return "; no change was seen, so watch again to start from now"
+    return f"; continue without missing a change with --resume-token {token}"
 
 
 _CLIENT_COMMANDS: dict[str, Callable[[Client, argparse.Namespace], None]] = {
@@ -402,6 +428,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return int(args.run(args))
+    except ValueError as exc:  # a malformed --target (the client says what to write)
+        print(f"sharedctx: {exc}", file=sys.stderr)
+        return 2
     except SharedCtxError as exc:
         code = exc.code.name if exc.code is not None else "ERROR"
         print(f"sharedctx: {code}: {exc.message}", file=sys.stderr)

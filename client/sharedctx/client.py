@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import random
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from typing import Any, Generic, ParamSpec, TypeVar, overload
@@ -19,7 +20,8 @@ from typing import Any, Generic, ParamSpec, TypeVar, overload
 import grpc
 
 from . import calls
-from .errors import from_rpc_error
+from .errors import SharedCtxError, UnavailableError, from_rpc_error
+from .target import parse_target
 from .types import NamespaceInfo
 from .v1 import sharedctx_pb2_grpc as pb_grpc
 
@@ -27,6 +29,17 @@ P = ParamSpec("P")
 R = TypeVar("R")
 DEFAULT_TARGET = "127.0.0.1:50051"
 _RETRYABLE = (grpc.StatusCode.UNAVAILABLE,)
+# How gRPC says that no connection could be made (as opposed to a server that answered).
+_CONNECT_FAILURE = re.compile(
+    r"failed to connect|connection refused|DNS resolution failed|Name or service not known"
+    r"|No route to host|Network is unreachable|Connection timed out|Socket closed",
+    re.IGNORECASE,
+)
+_CONNECT_REASON = re.compile(
+    r"connection refused|DNS resolution failed|No route to host|Network is unreachable"
+    r"|Connection timed out",
+    re.IGNORECASE,
+)
 _MAX_MESSAGE = 64 * 1024 * 1024
 
 
@@ -140,10 +153,11 @@ class _Calls:
         options: Sequence[tuple[str, Any]] = (),
     ) -> None:
         opts = _channel_options(options)
+        self.target = parse_target(target)
         self._channel = (
-            self._api.secure_channel(target, credentials, opts)
+            self._api.secure_channel(self.target, credentials, opts)
             if credentials is not None
-            else self._api.insecure_channel(target, opts)
+            else self._api.insecure_channel(self.target, opts)
         )
         self._stub = pb_grpc.SharedContextStub(self._channel)  # type: ignore[no-untyped-call]
         self._timeout, self._retries, self._metadata = timeout, retries, _auth_metadata(token)
@@ -171,7 +185,22 @@ class _Calls:
         """The pause before attempt `attempt + 1`; the typed error when there is none."""
         if attempt + 1 < attempts and exc.code() in _RETRYABLE:
             return _backoff(attempt)
-        raise from_rpc_error(exc) from None
+        raise self._error(exc) from None
+
+    def _error(self, exc: grpc.RpcError) -> SharedCtxError:
+        """The typed error for a failed call; one that never reached a server says which
+        address was tried and what to check."""
+        error = from_rpc_error(exc)
+        if isinstance(error, UnavailableError) and _CONNECT_FAILURE.search(error.message):
+            reason = _CONNECT_REASON.search(error.message)
+            return UnavailableError(
+                f"cannot reach a sharedctx server at {self.target}"
+                f"{f' ({reason.group(0).lower()})' if reason else ''}: is `sharedctx serve` "
+                "running there? Check --target / SHAREDCTX_TARGET (gRPC said: "
+                f"{error.message})",
+                error.code,
+            )
+        return error
 
 
 class Client(_Calls):
@@ -222,7 +251,7 @@ class Client(_Calls):
                 for reply in self._send(call):
                     yield call.reply(reply)
             except grpc.RpcError as exc:
-                raise from_rpc_error(exc) from None
+                raise self._error(exc) from None
 
         return method
 
@@ -300,7 +329,7 @@ class AsyncClient(_Calls):
                 async for reply in self._send(call):
                     yield call.reply(reply)
             except grpc.RpcError as exc:
-                raise from_rpc_error(exc) from None
+                raise self._error(exc) from None
 
         return method
 
