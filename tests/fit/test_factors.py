@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sharedctx_server.fit import error_indicator, forward_references, token_density_scores
+from sharedctx_server.fit.error_signal import error_indicators
 from sharedctx_server.fit.factors import forward_reference_score, token_density_score
 
 NEGATIONS = [
@@ -117,3 +118,17 @@ def test_token_density_maps_the_ratio_to_unit_range(
 ) -> None:
     assert token_density_score(original, compressed) == pytest.approx(expected)
     assert token_density_scores([original], [compressed])[0] == pytest.approx(expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from(list("abcdefrxitlE0123456789 :=[]()\"'.\n")), max_size=40)
+        | st.sampled_from(
+            ["ValueError: x", "exit code 2", "e404: gone", "HTTP/1.1 503", "0 failed", "panic: x"]
+        ),
+        max_size=12,
+    )
+)
+def test_error_indicators_of_many_texts_equal_one_by_one(texts: list[str]) -> None:
+    assert error_indicators(texts) == [error_indicator(t) for t in texts]

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["error_indicator"]
+__all__ = ["error_indicator", "error_indicators"]
 
 _WINDOW = 32_768
 
@@ -191,3 +192,23 @@ def error_indicator(text: str) -> float:
     evidence = sum(s.weight * _hits(s, lowered if s.lowercase else sample) for s in _SIGNALS)
     # Saturating: one error word ~0.30, an exception line ~0.6, a traceback with frames ~0.95.
     return 1.0 - math.exp(-evidence)
+
+
+# Every signal's cue words, lowercased: a text holding none of them has no error evidence.
+# (The one-letter cue "e" stands for `e123:`, looked for with a pattern.)
+_CUES = tuple(sorted({n.lower() for s in _SIGNALS for n in s.needs if len(n) > 1}))
+_E_CODE = re.compile(r"\be\d{3,5}:")
+
+
+def _has_cue(text: str) -> bool:
+    low = text.lower()
+    for cue in _CUES:
+        if cue in low:
+            return True
+    return _E_CODE.search(low) is not None
+
+
+def error_indicators(texts: Sequence[str]) -> list[float]:
+    """error_indicator of each text, skipping the patterns for texts without a cue word (most
+    lines of a log): a 2,000-line log's segments are judged in a fraction of the time."""
+    return [error_indicator(t) if _has_cue(t) else 0.0 for t in texts]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..compress import detect
-from ..fit.error_signal import error_indicator
+from ..fit.error_signal import error_indicators
 from ..fit.segments import Segments
 
 __all__ = ["DEFAULT_SEGMENTS", "SegmentConfig", "Segmenter", "cut_segments", "text_lines"]
@@ -101,9 +101,7 @@ def cut_segments(
     return Segments(
         lines=np.diff(np.asarray(bounds, dtype=np.int64)).astype(np.int64),
         tokens=np.asarray([count_tokens(t) for t in texts], dtype=np.int64),
-        # One call per segment: each runs its patterns only when cheap substring tests pass,
-        # which for most log lines they do not (one pass over the whole text measured slower).
-        errors=np.asarray([error_indicator(t) for t in texts], dtype=np.float64),
+        errors=np.asarray(error_indicators(texts), dtype=np.float64),
     )
 
 
