@@ -95,11 +95,17 @@ def _compress_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token-encoding", default="o200k_base")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--stats-only", action="store_true", help="only the token counts")
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="also say which compressor ran, why it won over the others, and what it left out",
+    )
 
 
 def _compress(args: argparse.Namespace) -> int:
     try:
-        from .compress import compress, describe, looks_binary
+        from .compress import describe, explain, looks_binary
+        from .compress.explanation import explanation_data, explanation_lines
         from .tokens import TokenCounter
     except ImportError:
         print(NOT_INSTALLED["compress"], file=sys.stderr)
@@ -114,19 +120,23 @@ def _compress(args: argparse.Namespace) -> int:
         print("sharedctx: the input looks binary; Put would reject it", file=sys.stderr)
         return 1
     counter = TokenCounter(args.token_encoding)
-    result = compress(content, count_tokens=counter.count, kind=args.kind, tool_name=args.tool_name)
-    summary = {
+    choice = explain(content, count_tokens=counter.count, kind=args.kind, tool_name=args.tool_name)
+    result = choice.result
+    summary: dict[str, Any] = {
         "compressor": result.compressor,
         "original_tokens": result.original_tokens,
         "compressed_tokens": result.compressed_tokens,
         "token_density": round(result.token_density, 3),
     }
+    if args.explain:
+        summary["explain"] = explanation_data(choice)
     if args.json:
         print(json.dumps({**summary, "compressed": result.text}, ensure_ascii=False))
-    else:
-        if not args.stats_only:
-            print(result.text)
-        print(describe(result), file=sys.stderr)
+        return 0
+    if not args.stats_only:
+        print(result.text)
+    report = explanation_lines(choice) if args.explain else [describe(result)]
+    print("\n".join(report), file=sys.stderr)
     return 0
 
 

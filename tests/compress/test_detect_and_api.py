@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from sharedctx_server.compress import (
@@ -146,7 +147,10 @@ def test_describe() -> None:
     same = Compressed("x", "none", 42, 42)
     assert describe(same) == "none: 42 tokens, stored as is"
     assert same.token_density == 1.0
-    assert set(COMPRESSORS) == {"json", "log", "stacktrace", "text", "none"}
+    assert set(COMPRESSORS) == {
+        "json", "listing", "table", "diff", "tests", "source", "markup", "log", "stacktrace",
+        "text", "none",
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -183,7 +187,9 @@ def test_config_profiles_and_validation() -> None:
 
 
 def test_thresholds_come_from_the_config(token_counter: TokenCounter) -> None:
-    lines = [f"10:00:{i % 60:02d} {'GET' if i % 2 else 'PUT'} /items/{i}" for i in range(300)]
+    verbs = ("GET", "PUT", "POST", "HEAD", "DELETE", "PATCH", "OPTIONS", "TRACE")
+    rng = random.Random(5)  # verbs in no fixed order: no run to fold, the cap cuts
+    lines = [f"10:00:{i % 60:02d} {rng.choice(verbs)} /items/{i}" for i in range(300)]
     lines[40] = "10:00:40 ERROR disk full"
     text = "\n".join(lines)
     small = CompressConfig(min_chars=len(text) + 1)

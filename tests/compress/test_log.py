@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 from sharedctx_server.compress import CompressConfig, compress, missing_error_lines
@@ -78,11 +79,41 @@ def test_error_and_warning_lines_keep_their_context(token_counter: TokenCounter)
         assert out[kept + 1] == source[at + 1]
 
 
+def _shuffled_log(lines: int = 1200, seed: int = 7) -> str:
+    """Lines of six kinds in no fixed order: no run repeats, so only the sizer's cap cuts."""
+    rng = random.Random(seed)
+    kinds = (
+        "INFO handled request {i}",
+        "DEBUG cache lookup key=k{i}",
+        "INFO user {i} signed in",
+        "DEBUG pool size={i}",
+        "INFO wrote {i} bytes to disk",
+        "DEBUG heartbeat {i} ok",
+    )
+    return "\n".join(
+        f"2025-01-02 10:{i // 600:02d}:{i % 60:02d} " + rng.choice(kinds).format(i=i)
+        for i in range(lines)
+    )
+
+
+def test_alternating_lines_fold_as_one_run(token_counter: TokenCounter) -> None:
+    # Two kinds of lines in turn (a request and its cache lookup): one run, both shown.
+    text = _service_log(warn_at=20, error_at=30)
+    result = compress(text, count_tokens=token_counter.count, kind="log")
+    assert result.compressed_tokens < result.original_tokens / 20
+    assert "similar lines]" in result.text
+    assert _accounted_lines(result.text) == len(text.split("\n"))
+    out = result.text.split("\n")
+    assert out[:2] == text.split("\n")[:2]
+    assert out[-1] == text.split("\n")[-1]
+    assert missing_error_lines(text, result.text) == []
+
+
 def test_the_cap_marks_every_left_out_stretch_with_its_line_count(
     token_counter: TokenCounter,
 ) -> None:
-    # Novelty early on: the sizer sees the information saturate and keeps few lines.
-    text = _service_log(warn_at=20, error_at=30)
+    # No run to fold: the sizer sees the information saturate and keeps few lines.
+    text = _shuffled_log()
     result = compress(text, count_tokens=token_counter.count, kind="log")
     assert result.compressor == "log"
     assert result.compressed_tokens < result.original_tokens / 4
@@ -94,10 +125,7 @@ def test_the_cap_marks_every_left_out_stretch_with_its_line_count(
 
 
 def test_the_tool_profile_sets_how_much_is_kept(token_counter: TokenCounter) -> None:
-    text = "\n".join(
-        f"-rw-r--r-- 1 root root {i * 37 % 9000:>5} Nov 30 04:14 module_{w}_{i}.py"
-        for i, w in enumerate(["alpha", "beta", "gamma", "delta", "omega", "sigma"] * 60)
-    )
+    text = _shuffled_log(seed=11)
 
     def kept(tool: str) -> int:
         return compress(text, count_tokens=token_counter.count, tool_name=tool).compressed_tokens

@@ -10,11 +10,15 @@ from sharedctx_server.compress import (
     CompressConfig,
     carries_error,
     compress,
+    explain,
+    has_marker,
     missing_error_lines,
 )
+from sharedctx_server.compress.whitespace import normalise_lines
 from sharedctx_server.tokens import TokenCounter
 
 from .strategies import UNICODE, json_documents, logs, python_traces
+from .structured import STRUCTURED
 
 PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ANY_CONTENT = st.one_of(
@@ -22,6 +26,7 @@ ANY_CONTENT = st.one_of(
     json_documents(indent=2).map(lambda doc: doc[0]),
     json_documents(indent=None, long=False).map(lambda doc: doc[0]),
     python_traces(),
+    STRUCTURED,
     st.text(UNICODE, min_size=400, max_size=3000),
 )
 KINDS = st.sampled_from([None, "message", "tool_output", "log", "document", "note"])
@@ -35,6 +40,38 @@ def test_every_error_line_of_a_log_is_kept(
 ) -> None:
     result = compress(text, count_tokens=token_counter.count, kind=kind, tool_name=tool)
     assert missing_error_lines(text, result.text) == []
+
+
+@PROPERTY
+@given(STRUCTURED, KINDS, TOOLS)
+def test_every_error_line_of_a_structured_output_is_kept(
+    token_counter: TokenCounter, text: str, kind: str | None, tool: str | None
+) -> None:
+    """Listings, tables, diffs, test reports, sources, HTML: whichever compressor wins."""
+    result = compress(text, count_tokens=token_counter.count, kind=kind, tool_name=tool)
+    assert missing_error_lines(text, result.text) == []
+    if result.compressor != "none":
+        assert has_marker(result.text) or result.text == "\n".join(
+            normalise_lines(text.split("\n"))
+        )
+
+
+@PROPERTY
+@given(STRUCTURED, KINDS, TOOLS)
+def test_explain_agrees_with_compress(
+    token_counter: TokenCounter, text: str, kind: str | None, tool: str | None
+) -> None:
+    choice = explain(text, count_tokens=token_counter.count, kind=kind, tool_name=tool)
+    assert choice.result == compress(
+        text, count_tokens=token_counter.count, kind=kind, tool_name=tool
+    )
+    chosen = [t for t in choice.trials if t.outcome == "chosen"]
+    assert len(chosen) == (0 if choice.result.compressor == "none" else 1)
+    if chosen:
+        assert chosen[0].name == choice.result.compressor
+        assert chosen[0].tokens == choice.result.compressed_tokens
+        smaller = [t for t in choice.trials if t.tokens is not None and t.tokens < chosen[0].tokens]
+        assert all(not t.outcome.startswith(("larger", "chosen")) for t in smaller)
 
 
 @PROPERTY

@@ -3,13 +3,17 @@
 Pure functions: no I/O, no Redis, no gRPC; safe to run in a worker thread.
 
     compress(content, count_tokens=..., kind=..., tool_name=...) -> Compressed
+    explain(content, count_tokens=..., kind=..., tool_name=...) -> Choice (+ every trial)
 
-picks a compressor by content (`detect`): "json" (arrays and objects holding large arrays:
-the adaptive sizer's number of items, the most distinct ones, valid JSON with omission
-markers), "log" (runs of similar lines folded, lines capped by the sizer), "stacktrace"
-(middle frames elided) or "text" (whitespace normalised; short prose untouched). The result is
-the original with compressor "none" when that is at least as small. Guarantees, pinned by
-tests/compress:
+Compressors compete (candidates.py, choose.py; docs/compression.md): "json" alone for a JSON
+document (the adaptive sizer's number of items of large arrays, valid JSON with markers);
+else the structural compressors that understand most of the lines, "listing" (ls, find,
+tree, du), "table" (ps, kubectl, docker, pip list, CSV/TSV), "diff" (diffs, git log),
+"tests" (test runners' reports), "source" (an outline of a source file) and "markup" (HTML
+and Markdown as text), beside the generic one `detect` names: "log" (runs folded, lines
+capped by the sizer), "stacktrace" (middle frames elided) or "text" (whitespace normalised;
+short prose untouched). The smallest result that passes the checks wins; the original, with
+compressor "none", when none is smaller. Guarantees, pinned by tests/compress:
 
 - every line of the original carrying an error indicator (`line_has_error`) is in the
   compressed form unchanged up to collapsed whitespace (inside JSON strings, lines end at `\\n`
@@ -17,18 +21,21 @@ tests/compress:
 - JSON stays valid JSON; compressing is deterministic and idempotent (a text that already
   carries an omission marker is returned as is); never more tokens than the original.
 
+`detect` keeps its meaning (json, log, stacktrace, text): the segmenter cuts entries by it.
 A caller-supplied compressed form always wins: the store uses it and does not call compress().
 Binary-looking content (`looks_binary`) is rejected by the server at Put (INVALID_ARGUMENT).
 """
 
+from .choose import Choice, Trial
 from .config import CompressConfig
 from .detect import detect, looks_binary
 from .error_lines import carries_error, line_has_error, line_has_warning, missing_error_lines
 from .markers import has_marker
-from .pipeline import COMPRESSORS, Compressed, CompressorName, compress, describe
+from .pipeline import COMPRESSORS, Compressed, CompressorName, compress, describe, explain
 
 __all__ = [
     "COMPRESSORS",
+    "Choice",
     "CompressConfig",
     "Compressed",
     "CompressorName",
@@ -36,9 +43,11 @@ __all__ = [
     "compress",
     "describe",
     "detect",
+    "explain",
     "has_marker",
     "line_has_error",
     "line_has_warning",
     "looks_binary",
     "missing_error_lines",
+    "Trial",
 ]

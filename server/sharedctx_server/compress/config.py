@@ -68,6 +68,7 @@ class CompressConfig:
     tail_lines: int = 3  # last lines always kept (summaries, exit status)
     similar_distance: int = 3  # max SimHash Hamming distance (of masked lines) within a run
     min_run: int = 4  # shorter runs of similar lines are kept line by line
+    run_period: int = 4  # distinct kinds of lines a run may alternate between (A B A B ...)
 
     # Stack traces.
     min_frames: int = 3  # fewer frames than this is not a stack trace
@@ -81,6 +82,29 @@ class CompressConfig:
     json_min_members: int = 20
     json_long_string_chars: int = 1000  # string values longer than this are shortened
     json_string_keep_chars: int = 300  # leading characters kept of a shortened string
+
+    # Choosing between compressors (see candidates.py). A structural compressor (listing,
+    # table, diff, tests, source, markup) competes when it understood at least this share of
+    # the non-blank lines; for messages and notes, which people wrote, nearly all of them.
+    structural_min_share: float = 0.6
+    prose_structural_min_share: float = 0.9
+    # A structural compressor that understood this much runs without the generic line
+    # compressor beside it: the generic one would only cost time (on large listings, most of
+    # the time of a Put) for a form that loses the structure.
+    generic_skip_share: float = 0.9
+
+    # Listings.
+    listing_max_names: int = 32  # names shown per folder (twice that at the top two levels)
+    listing_big_bytes: int = 1 << 20  # files this large carry their size
+
+    # Tables: rows always kept at each end (besides the notable ones).
+    table_head_rows: int = 3
+    table_tail_rows: int = 1
+
+    # Diffs: changed lines kept at each end of a hunk, files listed per commit's --stat.
+    diff_hunk_head: int = 4
+    diff_hunk_tail: int = 2
+    diff_max_stat: int = 12
 
     # looks_binary: share of control characters (other than tab, LF, CR) that means binary.
     binary_control_share: float = 0.10
@@ -98,19 +122,31 @@ class CompressConfig:
             "outermost_frames",
             "json_max_depth",
             "json_string_keep_chars",
+            "listing_max_names",
+            "listing_big_bytes",
+            "table_head_rows",
+            "table_tail_rows",
+            "diff_hunk_head",
+            "diff_hunk_tail",
+            "diff_max_stat",
         ):
             if getattr(self, name) < 0:
                 raise ValueError(f"CompressConfig.{name} must be >= 0")
         if (
             self.min_run < 3
+            or self.run_period < 1
             or self.min_frames < 1
             or min(self.json_min_items, self.json_min_members) < 2
         ):
             raise ValueError(
-                "CompressConfig: min_run >= 3, min_frames >= 1, json_min_items/members >= 2"
+                "CompressConfig: min_run >= 3, run_period >= 1, min_frames >= 1, "
+                "json_min_items/members >= 2"
             )
         if self.json_long_string_chars <= self.json_string_keep_chars:
             raise ValueError("CompressConfig: json_long_string_chars must exceed keep chars")
+        for name in ("structural_min_share", "prose_structural_min_share", "generic_skip_share"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"CompressConfig.{name} must be in [0, 1]")
         if not 0.0 < self.binary_control_share <= 1.0:
             raise ValueError("CompressConfig.binary_control_share must be in (0, 1]")
         # Fail at construction, not at the first Put, on a misspelt profile name.

@@ -21,7 +21,7 @@ import json
 from bisect import bisect_left
 from collections.abc import Callable
 
-from sharedctx_server.fit import SizerProfile, compute_optimal_k
+from sharedctx_server.fit import SizerProfile
 
 from .config import CompressConfig
 from .error_lines import carries_error, line_has_error
@@ -30,10 +30,12 @@ from .json_strings import shorten_string
 from .markers import OMITTED_KEY, json_items_marker, json_keys_marker
 from .masking import mask_line
 from .select import fingerprints, pick_distinct
+from .sizer import optimal_k
 
 __all__ = ["compress_json", "looks_like_json"]
 
 _CLOSER = {"[": "]", "{": "}"}
+_SHAPE_CHARS = 1500  # of an item, judged for likeness: its first fields
 
 
 def looks_like_json(text: str) -> bool:
@@ -135,8 +137,11 @@ class _Renderer:
             if carries_error(line, escaped_newlines=True, is_error=self.is_error):
                 return everything
         # Judged like log lines: records that differ only in ids, numbers and times are alike.
-        shapes = [mask_line(item) for item in items]
-        k = compute_optimal_k(shapes, self.profile.bias, self.profile.min_k)
+        # A large item is judged by its start: hashing all of a 1 MiB document's items would
+        # cost most of a Put, and how items differ shows in their first fields.
+        shapes = [mask_line(item[:_SHAPE_CHARS]) for item in items]
+        prints = fingerprints(shapes)
+        k = optimal_k(shapes, prints, self.profile)
         if k >= n:
             return everything
         required = {0, n - 1}
@@ -145,7 +150,7 @@ class _Renderer:
             for i, (s, v) in enumerate(zip(starts, node.values, strict=True))
             if carries_error(self.text[s : v.end], escaped_newlines=True, is_error=self.is_error)
         )
-        kept = set(pick_distinct(fingerprints(shapes), k, required))
+        kept = set(pick_distinct(prints, k, required))
         # Tiny items (a list of short names) can cost less than the markers standing for them.
         dropped = sum(len(items[i]) for i in range(n) if i not in kept)
         runs = sum(1 for i in range(1, n) if i not in kept and i - 1 in kept)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .error_lines import carries_error, line_has_error
+from .error_lines import error_flags, line_has_error
 from .markers import chars_marker, lines_marker
 
 __all__ = ["shorten_string"]
@@ -47,7 +47,8 @@ def shorten_string(
     starts = [0] + [b + 2 for b in bounds]
     ends = bounds + [len(inner)]
     segments = [inner[s:e] for s, e in zip(starts, ends, strict=True)]
-    errors = [carries_error(seg, escaped_newlines=True, is_error=is_error) for seg in segments]
+    # Segments hold no \n escape, so each is one line: judged in one scan of them all.
+    errors = error_flags(segments, is_error)
     keep = list(errors)
     total = 0
     for i, seg in enumerate(segments):

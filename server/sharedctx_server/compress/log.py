@@ -1,9 +1,13 @@
 """Line-oriented output: collapse runs of similar lines, then cap the lines with the sizer.
 
 1. Long stack traces inside the output lose their middle frames (see stacktrace).
-2. A run of `min_run` or more consecutive lines whose masked SimHashes stay within
-   `similar_distance` of the run's first line becomes: first line, `[... N similar lines]`,
-   last line. Error lines only join a run when they are the run's first line verbatim.
+2. A run of `min_run` or more consecutive lines whose masked SimHashes (numbers, ids, times
+   and file paths masked) each stay within `similar_distance` of one of the run's templates
+   becomes: the templates, `[... N similar lines]`, the last line. The templates are the
+   lines of the run's first `run_period` that resemble no earlier line of it: one for a run
+   of alike lines, two for a log that alternates two kinds of lines, and so on; a run must
+   repeat them at least twice. Error lines only join a run when they are one of its
+   templates verbatim.
 3. If the adaptive sizer (over the masked lines, the tool's profile) says fewer lines carry the
    information, keep: every error and warning line with `context_lines` around it, kept trace
    frames, the first and last lines, then the most distinct of the rest; each left-out stretch
@@ -17,20 +21,21 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.fit import SizerProfile, compute_optimal_k
+from sharedctx_server.fit import SizerProfile
 
 from .config import CompressConfig
 from .error_lines import line_has_warning
 from .markers import lines_marker, similar_marker
-from .masking import mask_line
+from .masking import line_keys
 from .select import fingerprints, pick_distinct
+from .sizer import optimal_k
 from .stacktrace import Piece, elide_frames
 from .whitespace import collapse_ws
 
 __all__ = ["compress_log"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Unit:
     """Output lines for `span` input lines; `index` is the record whose line stands for them."""
 
@@ -41,7 +46,7 @@ class _Unit:
     pinned: bool  # kept whatever the sizer says (trace frames)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Record:
     line: str
     span: int
@@ -62,34 +67,56 @@ def _records(pieces: list[Piece], errors: list[bool]) -> list[_Record]:
     return records
 
 
+def _run_end(
+    records: list[_Record], prints: list[int], i: int, config: CompressConfig
+) -> tuple[int, list[int]]:
+    """Where the run starting at `i` ends, and its templates: the lines of its first
+    `run_period` that no earlier line of it resembles (one for a plain run, two for A B A B)."""
+    first = records[i]
+    templates = [i]
+    if first.frame or first.marker:
+        return i + 1, templates
+    j = i + 1
+    while j < len(records):
+        rec = records[j]
+        if rec.frame or rec.marker:
+            break
+        near = [
+            t for t in templates if (prints[t] ^ prints[j]).bit_count() <= config.similar_distance
+        ]
+        if not near:
+            if j - i >= config.run_period:
+                break
+            templates.append(j)  # a new shape, still within the run's first period
+        elif rec.error and all(collapse_ws(rec.line) != collapse_ws(records[t].line) for t in near):
+            break  # a different error line is never folded into a count
+        j += 1
+    return j, templates
+
+
 def _collapse_runs(
     records: list[_Record], prints: npt.NDArray[np.uint64], config: CompressConfig
 ) -> list[_Unit]:
     units: list[_Unit] = []
+    plain = prints.tolist()
     n = len(records)
     i = 0
     while i < n:
         first = records[i]
-        j = i + 1
-        if not (first.frame or first.marker):
-            same = collapse_ws(first.line)
-            while j < n:
-                rec = records[j]
-                if rec.frame or rec.marker:
-                    break
-                if (int(prints[i]) ^ int(prints[j])).bit_count() > config.similar_distance:
-                    break
-                if rec.error and collapse_ws(rec.line) != same:
-                    break  # a different error line is never folded into a count
-                j += 1
-        notable = first.error or line_has_warning(first.line)
-        if j - i >= config.min_run:
-            lines = (first.line, similar_marker(j - i - 2), records[j - 1].line)
+        j, templates = _run_end(records, plain, i, config)
+        length = j - i
+        # A run folds when it is long enough and repeats its templates at least twice.
+        if length >= config.min_run and length >= 2 * len(templates) + 1:
+            shown = [records[t] for t in templates]
+            notable = any(r.error or line_has_warning(r.line) for r in shown)
+            marker = similar_marker(length - len(templates) - 1)
+            lines = (*(r.line for r in shown), marker, records[j - 1].line)
             span = sum(r.span for r in records[i:j])
             units.append(_Unit(lines, span, i, notable, pinned=False))
             i = j
             continue
         # Too short to fold: keep this line and look for a run from the next one.
+        notable = first.error or line_has_warning(first.line)
         units.append(_Unit((first.line,), first.span, i, notable, pinned=first.frame))
         i += 1
     return units
@@ -103,7 +130,8 @@ def _cap(
     config: CompressConfig,
 ) -> list[_Unit]:
     n = len(units)
-    k = compute_optimal_k([keys[u.index] for u in units], profile.bias, profile.min_k)
+    unit_prints = prints[[u.index for u in units]]
+    k = optimal_k([keys[u.index] for u in units], unit_prints, profile)
     if k >= n:
         return units
     required: set[int] = set(range(min(n, config.head_lines)))
@@ -114,7 +142,6 @@ def _cap(
         if unit.notable:
             lo, hi = max(0, i - config.context_lines), min(n, i + config.context_lines + 1)
             required.update(range(lo, hi))
-    unit_prints = prints[[u.index for u in units]]
     kept = set(pick_distinct(unit_prints, k, required))
     out: list[_Unit] = []
     i = 0
@@ -136,7 +163,7 @@ def compress_log(
 ) -> list[str]:
     """Normalised `lines` (with per-line error flags) compressed as line-oriented output."""
     records = _records(elide_frames(lines, errors, config), errors)
-    keys = [mask_line(r.line) for r in records]
+    keys = line_keys([r.line for r in records])
     prints = fingerprints(keys)
     units = _collapse_runs(records, prints, config)
     units = _cap(units, prints, keys, profile, config)

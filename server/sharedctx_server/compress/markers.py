@@ -2,6 +2,10 @@
 
 A text that already carries one is a compressed form: compressing it again returns it as is,
 which is what makes compression idempotent (see `compress`).
+
+Besides the markers in place of what was left out, the structural compressors (listings,
+tables, diffs, test reports, sources, markup) open their form with a header line saying what
+the form is and what it left out, ending `; Get with full=true for all]`.
 """
 
 from __future__ import annotations
@@ -11,8 +15,10 @@ import re
 __all__ = [
     "OMITTED_KEY",
     "chars_marker",
+    "form_header",
     "frames_marker",
     "has_marker",
+    "omitted_marker",
     "json_items_marker",
     "json_keys_marker",
     "lines_marker",
@@ -22,10 +28,21 @@ __all__ = [
 # The object member that stands for left-out members of a JSON object.
 OMITTED_KEY = "_omitted"
 
+_FULL_FORM_HINT = "Get with full=true for all"
+# Where the compressors put markers: a line of its own (log, stack trace, table, diff, test
+# report, outline), the end of a listing's folder line, between the `\n` escapes of a JSON
+# string, a JSON string element, and the header line that opens a structural form. A marker
+# quoted inside a sentence (a README describing the format) is not one: such a text is not
+# a compressed form.
 _MARKER = re.compile(
-    r"\[\.\.\. \d+ (?:similar lines?|lines? omitted|frames? omitted|chars omitted)\]"
-    r"|… \d+ of \d+ (?:items|keys) omitted; Get with full=true for all"
+    r"^[ \t]*\[\.\.\. \d+ (?:similar lines?|lines? omitted|frames? omitted)\]$"
+    r"|(?:^|\\n|\")\[\.\.\. \d+ lines? omitted\](?:$|\\n|\")"
+    r"|\[\.\.\. \d+ chars omitted\](?:\\n|\")"
+    r"|… \d+ of \d+ (?:items|keys) omitted; Get with full=true for all\""
+    r"|(?:^[ \t]*| )\[\.\.\. [\d,]+ [a-z][\w -]{0,40} omitted(?:: [^\]\n]{0,2000})?\]$",
+    re.MULTILINE,
 )
+_HEADER = re.compile(r"\[[^\n]*; Get with full=true for all\]$", re.MULTILINE)
 
 
 def _plural(n: int, word: str) -> str:
@@ -64,4 +81,35 @@ def json_keys_marker(n: int, total: int) -> str:
 
 def has_marker(text: str) -> bool:
     """Whether `text` carries an omission marker, i.e. is already a compressed form."""
-    return _MARKER.search(text) is not None
+    if _HEADER.match(text):
+        return True
+    # Every other marker holds one of these, on a line of its own: only the lines holding one
+    # are searched (a regex anchored per line is slow over a whole large text).
+    for needle in ("[... ", "… "):
+        at = text.find(needle)
+        while at >= 0:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            if _MARKER.search(text, start, end):
+                return True
+            at = text.find(needle, end)
+    return False
+
+
+def omitted_marker(n: int, noun: str, detail: str = "") -> str:
+    """Stands for `n` left-out things in place: `[... 12 rows omitted]` (`noun` singular).
+
+    `detail` (no brackets or newlines) says more: `[... 40 names omitted: 30 .py, 10 .pyc]`.
+    """
+    noun = noun if n == 1 else noun + "s"
+    # Brackets or a newline inside would end the marker early for has_marker.
+    detail = detail.replace("[", "(").replace("]", ")").replace("\n", " ")
+    tail = f": {detail}" if detail else ""
+    return f"[... {n:,} {noun} omitted{tail}]"
+
+
+def form_header(summary: str) -> str:
+    """The first line of a structural compressor's form: what it is and what it left out."""
+    summary = summary.replace("\n", " ")
+    return f"[{summary}; {_FULL_FORM_HINT}]"

@@ -1,0 +1,134 @@
+"""Which compressors compete for a content, and why (or why not).
+
+- JSON (an array or object) is only ever compressed as JSON: any other form would not parse.
+- Each structural compressor (listing, table, diff, tests, source, markup) reads the content
+  and says what share of its non-blank lines it understood; it competes when that share
+  reaches `structural_min_share` (`prose_structural_min_share` for messages and notes, which
+  markup never compresses: what people wrote stays as written).
+- The generic compressor that `detect` names (log, stacktrace or text) competes too, unless a
+  structural one understood at least `generic_skip_share` of the lines.
+
+Every plan is decided by the content's features alone (kind and tool are hints the detectors
+read), so the same content always meets the same competitors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .detect import detect_lines
+from .diff import plan_diff
+from .error_lines import split_units
+from .json_compress import compress_json, looks_like_json
+from .listing import plan_listing
+from .log import compress_log
+from .markup import plan_markup
+from .outline import plan_source
+from .plan import Attempt, CompressorName, Plan
+from .source import Source
+from .stacktrace import compress_stacktrace
+from .table import plan_table
+from .testreport import plan_tests
+
+__all__ = ["Skipped", "candidates", "generic_plan"]
+
+_STRUCTURAL: tuple[Callable[[Source], Plan | None], ...] = (
+    plan_listing,
+    plan_table,
+    plan_diff,
+    plan_tests,
+    plan_source,
+    plan_markup,
+)
+# Output of programs, line by line: what the generic compressor of such content would be is
+# the log compressor, the one worth skipping.
+_LINE_STRUCTURES = frozenset({"listing", "table", "diff", "tests", "source"})
+# People's own words: markup there is what they wrote, not boilerplate around it.
+_SPOKEN_KINDS = frozenset({"message", "note"})
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A compressor that recognised something but did not compete, and why."""
+
+    name: CompressorName
+    share: float
+    reason: str
+
+
+def _json(source: Source) -> Plan:
+    profile = source.config.profile_for(source.tool_name)
+
+    def run() -> Attempt:
+        # Judge every line of the document once; the items, strings and the final check
+        # then ask about lines already judged.
+        source.is_error.flags(split_units(source.content, escaped_newlines=True))
+        text = compress_json(source.content, profile, source.config, source.is_error)
+        return Attempt(text, ("items of large arrays and long strings, each marked in place",))
+
+    return Plan("json", 1.0, "a JSON document", run)
+
+
+def generic_plan(source: Source) -> Plan:
+    """The generic compressor `detect` names for the content: log, stacktrace or text."""
+    config = source.config
+    name = detect_lines(source.lines, source.kind, source.tool_name, config)
+    if name == "stacktrace":
+        return Plan(
+            "stacktrace",
+            1.0,
+            "stack traces make up most of it",
+            lambda: Attempt(
+                "\n".join(compress_stacktrace(source.lines, source.errors, config)),
+                ("the middle frames of long traces",),
+            ),
+        )
+    if name == "log":
+        profile = config.profile_for(source.tool_name)
+        return Plan(
+            "log",
+            1.0,
+            "line-oriented output",
+            lambda: Attempt(
+                "\n".join(compress_log(source.lines, source.errors, profile, config)),
+                ("runs of similar lines (counted)", "lines beyond the sizer's number"),
+            ),
+        )
+    # Prose is only ever whitespace-normalised, and short prose not even that.
+    short = len(source.content) < config.prose_min_chars
+    text = source.content if short else "\n".join(source.lines)
+    return Plan("text", 1.0, "prose or other text", lambda: Attempt(text, ("extra whitespace",)))
+
+
+def candidates(source: Source) -> tuple[list[Plan], list[Skipped]]:
+    """The plans that compete for `source`, and the compressors that were left out."""
+    if looks_like_json(source.content):
+        return [_json(source)], []
+    config = source.config
+    spoken = source.kind in _SPOKEN_KINDS
+    floor = config.prose_structural_min_share if spoken else config.structural_min_share
+    plans: list[Plan] = []
+    skipped: list[Skipped] = []
+    for make in _STRUCTURAL:
+        plan = make(source)
+        if plan is None:
+            continue
+        if spoken and plan.name == "markup":
+            skipped.append(Skipped(plan.name, plan.share, "a message or note stays as written"))
+        elif plan.share < floor:
+            why = f"understood {plan.share:.0%} of the lines, under the {floor:.0%} it needs"
+            skipped.append(Skipped(plan.name, plan.share, why))
+        else:
+            plans.append(plan)
+    best = max(
+        (p for p in plans if p.name in _LINE_STRUCTURES), key=lambda p: p.share, default=None
+    )
+    if best is not None and best.share >= config.generic_skip_share:
+        # Named "log" without running detect (which would normalise every line for nothing):
+        # content this structured is line-oriented output.
+        why = f"the generic line compressor: {best.name} understood {best.share:.0%} of the lines"
+        skipped.append(Skipped("log", 0.0, why))
+    else:
+        plans.append(generic_plan(source))
+    return plans, skipped

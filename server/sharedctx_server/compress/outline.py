@@ -1,0 +1,317 @@
+"""Source files: the outline first, signatures and docstrings, bodies left out.
+
+Python (by indentation): imports, top-level statements (their first line), decorators,
+`class` and `def` signatures (all their lines), the first paragraph of each docstring, and
+one-line statements in class bodies (fields, constants) are kept; a function's body becomes
+one marker at its indentation, `[... 12 lines omitted]`. Brace languages (C, C++, C#, Go,
+Java, JavaScript, TypeScript, Kotlin, Rust, Swift, PHP) by brace depth: lines outside any
+block, lines directly inside type-like blocks (class, struct, interface, impl, enum, trait,
+namespace, module), doc comments before them and every closing brace at those depths are
+kept; the inside of any other block (a function's body) becomes one marker. In both, a line
+carrying an error (`raise ValueError(...)`, `throw new Error(...)`) is kept where it is.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .markers import form_header, omitted_marker
+from .plan import Attempt, Plan
+from .source import Source
+from .whitespace import collapse_ws
+from .wording import counted
+
+__all__ = ["plan_source"]
+
+_PY_DEF = re.compile(r"^(?P<indent>[ \t]*)(?:async[ \t]+)?(?P<kw>def|class)[ \t]+\w")
+_PY_DECORATOR = re.compile(r"^[ \t]*@[\w.]+")
+_PY_SIGNS = re.compile(r"^[ \t]*(?:(?:async[ \t]+)?def |class |import |from \S+ import |@\w)", re.M)
+_DOCSTRING = re.compile(r'^[ \t]*[rRbBuUfF]{0,2}("""|\'\'\')')
+_BRACE_DECL = re.compile(
+    r"\b(?:function|func|fn|def|class|struct|interface|enum|impl|trait|namespace|module|type"
+    r"|public|private|protected|static|void|const|export)\b"
+)
+_CONTAINER = re.compile(
+    r"\b(?:class|struct|interface|enum|impl|trait|namespace|module|object|extension|protocol"
+    r"|union|record)\b(?![^{]*=>)"
+)
+_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|`[^`]*`')
+_LINE_COMMENT = re.compile(r"//.*$")
+_CODE_LINE = re.compile(
+    r"[{};:,()\[\]]\s*$|=>\s*$|^\s*(?:#|//|/\*|\*|@\w|import |from |return\b|def |class "
+    r"|if |for |while |else|elif |try|except|finally|switch|case |package |use |func |fn "
+    r"|let |const |var |public |private |protected |static |#include|type |struct )"
+    r"|^\s*[\w.\[\]'\"]+\s*[-+*/%|&^]?=\s*\S"
+)
+_WHOLE_STATEMENT = re.compile(r"^[ \t]*(?:import |from \S+ import |__all__\b)")
+_PY_COMMENT = re.compile(r"#.*$")
+_TRIPLE = re.compile(r'("""|\'\'\')')
+_LETTERS = re.compile(r"[^\W\d_]")
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
+_MD_LINK = re.compile(r"\]\([^)\s]+\)")
+_SAMPLE_LINES = 2000  # lines a large text's code share is judged on
+_MAX_DOC_LINES = 12  # of a docstring's first paragraph
+_SHORT_RUN = 1  # a body of one line is shown: its marker would cost as much
+
+
+def _is_prose(line: str) -> bool:
+    """Whether a line is a sentence: six words or more, mostly letters."""
+    words = line.split()
+    if len(words) < 6:
+        return False
+    return len(_LETTERS.findall(line)) >= 0.8 * sum(len(w) for w in words)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _bracket_depth(line: str) -> int:
+    """Brackets a Python line opens minus those it closes (strings and comments left out)."""
+    text = _PY_COMMENT.sub("", _STRINGS.sub('""', line))
+    return sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
+
+
+class _Python:
+    def __init__(self, lines: list[str], errors: list[bool]) -> None:
+        self.lines, self.errors = lines, errors
+        self.out: list[str] = []
+        self.omitted = 0
+        self.bodies = 0
+
+    def _signature(self, i: int) -> int:
+        """Keep a (multi-line) def/class signature; return the line after it."""
+        depth = 0
+        while i < len(self.lines):
+            line = self.lines[i]
+            self.out.append(line)
+            depth += _bracket_depth(line)
+            i += 1
+            if depth <= 0 and line.rstrip().endswith(":"):
+                break
+        return i
+
+    def _block_end(self, i: int, indent: int) -> int:
+        while i < len(self.lines) and (
+            not self.lines[i].strip() or _indent(self.lines[i]) > indent
+        ):
+            i += 1
+        return i
+
+    def docstring(self, i: int, end: int) -> int:
+        """Keep the first paragraph of a docstring starting at `i`; the line after it."""
+        while i < end and not self.lines[i].strip():
+            i += 1
+        opening = _DOCSTRING.match(self.lines[i]) if i < end else None
+        if opening is None:
+            return i
+        quote = opening.group(1)
+        j, closed = i, self.lines[i].count(quote) >= 2
+        while not closed and j + 1 < end:
+            j += 1
+            closed = quote in self.lines[j]
+        paragraph = [k for k in range(i, j + 1)]
+        for k in range(i + 1, j + 1):
+            if not self.lines[k].strip():
+                paragraph = list(range(i, k))
+                break
+        paragraph = paragraph[:_MAX_DOC_LINES]
+        self.out += [self.lines[k] for k in paragraph]
+        self._elide(paragraph[-1] + 1, j + 1, self.lines[i][: _indent(self.lines[i])])
+        return j + 1
+
+    def _elide(self, start: int, end: int, indent: str) -> None:
+        """Lines [start, end) become a marker, but for the error lines among them (and runs
+        too short to be worth a marker)."""
+        run: list[str] = []
+        for k in range(start, end):
+            if self.errors[k]:
+                self._flush(run, indent)
+                run = []
+                self.out.append(self.lines[k])
+            elif self.lines[k].strip():
+                run.append(self.lines[k])
+        self._flush(run, indent)
+
+    def _flush(self, run: list[str], indent: str) -> None:
+        if len(run) <= _SHORT_RUN:
+            self.out += run
+        else:
+            self.out.append(indent + omitted_marker(len(run), "line"))
+            self.omitted += len(run)
+
+    def _statement_end(self, i: int, end: int) -> int:
+        """The line after the statement starting at `i`: brackets closed, strings ended."""
+        depth, quote = 0, ""
+        j = i
+        while j < end:
+            line = self.lines[j]
+            j += 1
+            # Triple-quoted strings open and close; code is only read outside them.
+            parts = _TRIPLE.split(line)
+            code: list[str] = []
+            for k, part in enumerate(parts):
+                if k % 2:  # a triple quote
+                    if not quote:
+                        quote = part
+                    elif part == quote:
+                        quote = ""
+                elif not quote:
+                    code.append(part)
+            depth += _bracket_depth(" ".join(code))
+            if depth <= 0 and not quote:
+                break
+        return j
+
+    def block(self, i: int, end: int) -> None:
+        """Outline lines [i, end): statements of a module or class body."""
+        while i < end:
+            line = self.lines[i]
+            if not line.strip():
+                i += 1
+                continue
+            if _DOCSTRING.match(line):
+                i = self.docstring(i, end)
+                continue
+            if _PY_DECORATOR.match(line):
+                self.out.append(line)
+                i += 1
+                continue
+            m = _PY_DEF.match(line)
+            if m:
+                indent = len(m.group("indent"))
+                body = self._signature(i)
+                stop = self._block_end(body, indent)
+                inner = self.docstring(body, stop)
+                if m.group("kw") == "class":
+                    self.block(inner, stop)
+                else:
+                    self.bodies += 1
+                    self._elide(inner, stop, " " * (indent + 4))
+                i = stop
+                continue
+            # Any other statement: its first line (imports and __all__ whole); the rest of it
+            # (a multi-line call or literal, the block of an if/for/with) becomes a marker.
+            j = self._statement_end(i, end)
+            stop = j
+            if self.lines[j - 1].rstrip().endswith(":"):
+                stop = self._block_end(j, _indent(line))
+            if _WHOLE_STATEMENT.match(line):
+                self.out += self.lines[i:j]
+                self._elide(j, stop, line[: _indent(line)] + "    ")
+            else:
+                self.out.append(line)
+                self._elide(i + 1, stop, line[: _indent(line)] + "    ")
+            i = stop
+
+
+def _code_braces(line: str) -> str:
+    """The braces of a line's code, in order (strings and // comments left out)."""
+    code = _LINE_COMMENT.sub("", _STRINGS.sub('""', line))
+    return "".join(c for c in code if c in "{}")
+
+
+class _Braces:
+    def __init__(self, lines: list[str], errors: list[bool]) -> None:
+        self.lines, self.errors = lines, errors
+        self.out: list[str] = []
+        self.omitted = 0
+        self.bodies = 0
+        self.run: list[str] = []
+        self.run_indent = ""
+
+    def _flush(self) -> None:
+        if len(self.run) <= _SHORT_RUN:
+            self.out += self.run
+        else:
+            self.out.append(self.run_indent + omitted_marker(len(self.run), "line"))
+            self.omitted += len(self.run)
+        self.run = []
+
+    def outline(self) -> None:
+        """Walk the lines once, tracking which open blocks show their lines."""
+        stack: list[bool] = []  # per open block: whether its lines are shown
+        for k, line in enumerate(self.lines):
+            visible = all(stack)
+            if visible or self.errors[k]:
+                self._flush()
+                self.out.append(line)
+            elif line.strip():
+                if not self.run:
+                    self.run_indent = line[: _indent(line)]
+                self.run.append(line)
+            for brace in _code_braces(line):
+                if brace == "{":
+                    shown = all(stack)
+                    container = shown and _CONTAINER.search(line) is not None
+                    self.bodies += shown and not container
+                    stack.append(container)
+                elif stack:
+                    stack.pop()
+            if not visible and not self.errors[k] and all(stack) and line.strip():
+                # This line closed the hidden block: it is shown, after the block's marker.
+                self.run.pop()
+                self._flush()
+                self.out.append(line)
+        self._flush()
+
+
+def _language(lines: list[str], text: str) -> str:
+    python = len(_PY_SIGNS.findall(text))
+    braces = text.count("{") + text.count("}")
+    if python >= 2 and python * 4 >= braces:
+        return "python"
+    return "braces" if braces >= 4 else ""
+
+
+def _render(source: Source, language: str) -> Attempt:
+    lines = [line.rstrip() for line in source.raw_lines]
+    errors = set(source.error_lines)
+    flags = [bool(errors) and collapse_ws(line) in errors for line in lines]
+    if language == "python":
+        reader = _Python(lines, flags)
+        reader.block(0, len(lines))
+        out, omitted, bodies = reader.out, reader.omitted, reader.bodies
+    else:
+        braces = _Braces(lines, flags)
+        braces.outline()
+        out, omitted, bodies = braces.out, braces.omitted, braces.bodies
+    what = "Python" if language == "python" else "brace-language"
+    summary = (
+        f"{what} source, {counted(len(lines), 'line')}: outline kept (signatures, docstrings, "
+        f"declarations); {counted(omitted, 'line')} of {counted(bodies, 'body', 'bodies')} "
+        "omitted"
+    )
+    dropped = (f"{counted(omitted, 'line')} of function bodies and long statements",)
+    return Attempt("\n".join([form_header(summary), *out]), dropped)
+
+
+def plan_source(source: Source) -> Plan | None:
+    """The source outline compressor, if the content reads as a source file."""
+    nonblank = source.nonblank_raw
+    if len(nonblank) < source.config.min_lines:
+        return None
+    language = _language(source.raw_lines, source.content)
+    if not language:
+        return None
+    # A Markdown document quoting code (a README, a changelog) is prose with examples: its
+    # fences and links say so. A source file has neither at the start of its lines.
+    fences = len(_FENCE.findall(source.content))
+    links = len(_MD_LINK.findall(source.content))
+    if fences >= 2 or links >= 0.05 * len(nonblank):
+        return None
+    declarations = sum(1 for line in nonblank if _BRACE_DECL.search(line) or _PY_DEF.match(line))
+    if declarations < 2:
+        return None
+    # Sentences neither count for nor against (docstrings, comments); among the other lines,
+    # the share that reads as code. A Markdown README quoting code stays under the floor.
+    # A large text is judged on evenly spaced lines (the same ones on every run).
+    step = max(1, len(nonblank) // _SAMPLE_LINES)
+    code = prose = 0
+    for line in nonblank[::step]:
+        is_code, is_prose = _CODE_LINE.search(line) is not None, _is_prose(line)
+        code += is_code and not is_prose
+        prose += is_prose and not is_code
+    share = code / max(1, len(nonblank[::step]) - prose)
+    reason = f"{share:.0%} of the non-blank lines read as {language} code"
+    return Plan("source", share, reason, lambda: _render(source, language))

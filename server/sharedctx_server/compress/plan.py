@@ -1,0 +1,72 @@
+"""What a compressor offers for one content: how well it recognised it, and its output."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["COMPRESSORS", "Attempt", "Compressed", "CompressorName", "Plan"]
+
+CompressorName = Literal[
+    "json",
+    "listing",
+    "table",
+    "diff",
+    "tests",
+    "source",
+    "markup",
+    "log",
+    "stacktrace",
+    "text",
+    "none",
+]
+#: Every compressor, in the order that breaks ties between results of equal size: the
+#: structural ones first (they keep more of the structure per token).
+COMPRESSORS: tuple[CompressorName, ...] = (
+    "json",
+    "listing",
+    "table",
+    "diff",
+    "tests",
+    "source",
+    "markup",
+    "log",
+    "stacktrace",
+    "text",
+    "none",
+)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A compressor's output and what it left out, in words (for `explain`)."""
+
+    text: str
+    dropped: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A compressor that applies to a content: the share of its non-blank lines the compressor
+    understood, why it applies, and the run (parsing is done; `run` renders)."""
+
+    name: CompressorName
+    share: float
+    reason: str
+    run: Callable[[], Attempt]
+
+
+@dataclass(frozen=True)
+class Compressed:
+    """A compressed form, the compressor that made it and the token counts of both forms."""
+
+    text: str  # the compressed form; the original itself when nothing helped
+    compressor: CompressorName  # "none" when `text` is the original
+    original_tokens: int
+    compressed_tokens: int
+
+    @property
+    def token_density(self) -> float:
+        """Original tokens per compressed token (1.0 when nothing was saved)."""
+        return self.original_tokens / self.compressed_tokens if self.compressed_tokens else 1.0

@@ -1,0 +1,129 @@
+"""Directory listings: one line per folder, attributes only where unusual, errors kept."""
+
+from __future__ import annotations
+
+from sharedctx_server.compress import compress, explain, missing_error_lines
+from sharedctx_server.tokens import TokenCounter
+
+
+def _ls_lr(folders: int = 12, files: int = 40) -> str:
+    out: list[str] = []
+    for f in range(folders):
+        out += ["" if f else "", f"/srv/app/pkg{f}:", f"total {files * 8}"]
+        for i in range(files):
+            out.append(f"-rw-r--r-- 1 root root {1000 + i * 37:>6} Dec  2 02:05 module_{f}_{i}.py")
+        out.append("drwxr-xr-x 2 root root   4096 Dec  2 02:05 __pycache__")
+        out += ["", f"/srv/app/pkg{f}/__pycache__:", "total 8"]
+        for i in range(files):
+            out.append(
+                f"-rw-r--r-- 1 root root {900 + i:>6} Dec  2 02:05 module_{f}_{i}.cpython-311.pyc"
+            )
+    return "\n".join(out[1:]) + "\n"
+
+
+def test_ls_lr_becomes_one_line_per_folder(token_counter: TokenCounter) -> None:
+    text = _ls_lr()
+    result = compress(text, count_tokens=token_counter.count, tool_name="ls")
+    assert result.compressor == "listing"
+    assert result.compressed_tokens < 0.4 * result.original_tokens
+    lines = result.text.split("\n")
+    assert lines[0].startswith("[listing (ls) of /srv/app: ")
+    assert "usual: files -rw-r--r--, dirs drwxr-xr-x, root:root, Dec 2" in lines[0]
+    assert lines[0].endswith("; Get with full=true for all]")
+    pkg = next(line for line in lines if line.startswith("pkg3/ ("))
+    assert "module_3_0.py … module_3_39.py (40 alike)" in pkg and "-rw-r--r--" not in pkg
+    cache = next(line for line in lines if line.startswith("pkg3/__pycache__/"))
+    assert "named after the files of pkg3/ (*.cpython-311.pyc)" in cache
+
+
+def test_unusual_entries_carry_their_attributes(token_counter: TokenCounter) -> None:
+    lines = ["total 99"]
+    lines += [f"-rw-r--r-- 1 root root 1200 Dec  2 02:05 file_{i}.txt" for i in range(30)]
+    lines += [
+        "-rwxr-xr-x 1 root root 5000 Dec  2 02:05 run.sh",
+        "-rw------- 1 alice staff 10 Dec  2 02:05 secret.key",
+        "lrwxrwxrwx 1 root root 7 Dec  2 02:05 current -> v1.2.3",
+        "-rw-r--r-- 1 root root 73400320 Dec  2 02:05 dump.bin",
+        "-rw-r--r-- 1 root root 1200 Nov 11  2023 old.txt",
+        "ls: cannot open directory './private': Permission denied",
+    ]
+    out = compress("\n".join(lines), count_tokens=token_counter.count).text
+    assert "run.sh*" in out
+    assert "secret.key [-rw------- alice:staff]" in out
+    assert "current -> v1.2.3" in out
+    assert "dump.bin [70M]" in out
+    assert "old.txt [Nov 11 2023]" in out
+    assert "ls: cannot open directory './private': Permission denied" in out.split("\n")
+
+
+def test_an_error_looking_name_keeps_its_whole_line(token_counter: TokenCounter) -> None:
+    lines = [f"-rw-r--r-- 1 root root 1200 Dec  2 02:05 file_{i}.txt" for i in range(60)]
+    lines[20] = "-rw-r--r-- 1 root root 3475 Dec  2 02:05 errors.py"
+    text = "\n".join(lines)
+    result = compress(text, count_tokens=token_counter.count, tool_name="ls")
+    assert result.compressor == "listing"
+    assert missing_error_lines(text, result.text) == []
+
+
+def test_a_full_folder_keeps_its_notable_names_and_counts_the_rest(
+    token_counter: TokenCounter,
+) -> None:
+    names = [f"{w}_{i}.{ext}" for i, (w, ext) in enumerate([("a", "json"), ("b", "py")] * 150)]
+    text = "\n".join(["README.md", "pyproject.toml", *names])
+    result = compress(text, count_tokens=token_counter.count, tool_name="ls")
+    assert result.compressor == "listing"
+    assert "README.md" in result.text and "pyproject.toml" in result.text
+    assert "[... 238 names omitted: 119 .json, 119 .py]" in result.text
+
+
+def test_find_output_is_grouped_by_folder(token_counter: TokenCounter) -> None:
+    paths = ["."] + [f"./src/app/part_{i % 7}/mod_{i}.py" for i in range(200)]
+    text = "\n".join(paths)
+    result = compress(text, count_tokens=token_counter.count, tool_name="find")
+    assert result.compressor == "listing"
+    assert "src/app/part_3/ (" in result.text
+    assert "./src/app/part_3/mod_3.py" not in result.text
+    assert result.compressed_tokens < 0.5 * result.original_tokens
+
+
+def test_tree_output_is_read_by_depth(token_counter: TokenCounter) -> None:
+    lines = ["project"]
+    for d in range(4):
+        last = d == 3
+        lines.append(f"{'└── ' if last else '├── '}dir_{d}")
+        for f in range(12):
+            tail = "└── " if f == 11 else "├── "
+            lines.append(f"{'    ' if last else '│   '}{tail}file_{d}_{f}.py")
+    lines += ["", "4 directories, 48 files"]
+    text = "\n".join(lines)
+    result = compress(text, count_tokens=token_counter.count, tool_name="tree")
+    assert result.compressor == "listing"
+    assert "listing (tree) of project" in result.text
+    assert "dir_2/ (12 files): file_2_0.py" in result.text
+    assert "4 directories, 48 files" in result.text
+
+
+def test_du_names_carry_their_sizes(token_counter: TokenCounter) -> None:
+    text = "\n".join(f"{4 * (i + 1)}K\t./data/chunk_{i:03d}.bin" for i in range(120)) + "\n484K\t."
+    result = compress(text, count_tokens=token_counter.count, tool_name="du")
+    assert result.compressor == "listing"
+    assert "chunk_000.bin [4K] … chunk_119.bin [480K] (120 alike)" in result.text
+
+
+def test_sibling_folders_with_the_same_names_share_a_line(token_counter: TokenCounter) -> None:
+    paths = [f"/usr/share/doc/pkg{i}/{n}" for i in range(30) for n in ("copyright", "changelog.gz")]
+    result = compress("\n".join(paths), count_tokens=token_counter.count)
+    assert result.compressor == "listing"
+    assert "{pkg0,pkg1,pkg2," in result.text
+    assert "(2 files, each): copyright changelog.gz" in result.text
+
+
+def test_a_column_of_words_is_a_listing_only_when_the_tool_says_so(
+    token_counter: TokenCounter,
+) -> None:
+    words = "\n".join(f"word{i}" for i in range(200))
+    assert "listing" not in {
+        t.name for t in explain(words, count_tokens=token_counter.count).trials
+    }
+    named = compress(words, count_tokens=token_counter.count, tool_name="ls")
+    assert named.compressor == "listing"

@@ -1,0 +1,132 @@
+"""Sources (signatures and docstrings first) and markup (text without the markup)."""
+
+from __future__ import annotations
+
+from sharedctx_server.compress import compress, missing_error_lines
+from sharedctx_server.tokens import TokenCounter
+
+
+def _module() -> str:
+    parts = ['"""Orders: parsing and totals.', "", "Longer notes nobody reads.", '"""', ""]
+    parts += ["import json", "from decimal import Decimal", "", "TAX = Decimal('0.2')", ""]
+    for c in range(4):
+        parts += [f"class Model{c}:", f'    """Model number {c}."""', "", "    name: str = ''", ""]
+        for m in range(5):
+            parts += [
+                f"    def method_{m}(self, amount: int,",
+                "                 currency: str = 'EUR') -> Decimal:",
+                f'        """Convert {m}: the first paragraph.',
+                "",
+                "        The rest of the docstring.",
+                '        """',
+                "        total = Decimal(amount)",
+                "        for step in range(3):",
+                "            total = total * (1 + TAX) - step",
+                "        if total < 0:",
+                f"            log.error('negative total in method {m}')",
+                "        return total.quantize(Decimal('0.01'))",
+                "",
+            ]
+    return "\n".join(parts)
+
+
+def test_a_python_module_keeps_its_outline(token_counter: TokenCounter) -> None:
+    text = _module()
+    result = compress(text, count_tokens=token_counter.count, kind="document")
+    assert result.compressor == "source"
+    out = result.text.split("\n")
+    assert out[0].startswith("[Python source, ")
+    for kept in (
+        '"""Orders: parsing and totals.',
+        "import json",
+        "TAX = Decimal('0.2')",
+        "class Model2:",
+        '    """Model number 2."""',
+        "    name: str = ''",
+        "    def method_3(self, amount: int,",
+        "                 currency: str = 'EUR') -> Decimal:",
+        '        """Convert 3: the first paragraph.',
+        "            log.error('negative total in method 3')",
+    ):
+        assert kept in out
+    assert "        total = Decimal(amount)" not in out
+    assert "Longer notes nobody reads." not in result.text
+    assert missing_error_lines(text, result.text) == []
+    assert result.compressed_tokens < 0.8 * result.original_tokens
+
+
+def test_a_brace_language_keeps_declarations_and_hides_bodies(token_counter: TokenCounter) -> None:
+    lines = ["import { readFile } from 'fs';", "", "export class Store {"]
+    for m in range(8):
+        lines += [
+            f"  /** Reads item {m}. */",
+            f"  async get{m}(key) {{",
+            "    const raw = await readFile(key);",
+            "    if (!raw) {",
+            f"      throw new Error('missing item {m}');",
+            "    }",
+            "    return JSON.parse(raw);",
+            "  }",
+        ]
+    lines += ["}", "", "export function helper(a, b) {", "  return a + b;", "}"]
+    text = "\n".join(lines)
+    result = compress(text, count_tokens=token_counter.count, kind="document")
+    assert result.compressor == "source"
+    out = result.text.split("\n")
+    assert "export class Store {" in out
+    assert "  async get5(key) {" in out
+    assert "  /** Reads item 5. */" in out
+    assert "    const raw = await readFile(key);" not in out
+    assert "      throw new Error('missing item 5');" in out
+    assert missing_error_lines(text, result.text) == []
+
+
+def test_html_becomes_text(token_counter: TokenCounter) -> None:
+    items = "".join(f"<li><a href='/docs/{i}'>Chapter {i}</a></li>" for i in range(40))
+    text = (
+        "<!doctype html><html><head><title>Guide</title><style>body{margin:0}</style>"
+        "<script>window.track = function () { return 1; };</script></head><body>"
+        "<nav><a href='/'>Home</a><a href='/about'>About</a></nav>"
+        "<h1>Install</h1><p>Run the <b>installer</b> &amp; wait.</p>"
+        f"<ul>{items}</ul><footer>© 2026 Example</footer></body></html>"
+    )
+    result = compress(text, count_tokens=token_counter.count, kind="document")
+    assert result.compressor == "markup"
+    out = result.text.split("\n")
+    assert out[0].startswith("[HTML as text: ")
+    assert "Guide" in out and "# Install" in out
+    assert "Run the installer & wait." in out
+    assert "- Chapter 7" in out
+    for gone in ("window.track", "margin:0", "About", "© 2026", "href"):
+        assert gone not in result.text
+
+
+def test_markdown_loses_link_targets_and_badges(token_counter: TokenCounter) -> None:
+    badge = "[![build](https://ci.example.com/badge.svg)](https://ci.example.com/job)"
+    sections = []
+    for n in range(30):
+        sections += [
+            f"## Section {n}",
+            "",
+            f"See [the guide](https://docs.example.com/guide/{n}) and [API](https://api.example.com/v{n}).",
+            "",
+            "```python",
+            f"print('[not a link](inside code {n})')",
+            "```",
+            "",
+        ]
+    text = "\n".join([badge, "# Project", "", *sections])
+    result = compress(text, count_tokens=token_counter.count, kind="document")
+    assert result.compressor == "markup"
+    assert "See the guide and API." in result.text
+    assert "print('[not a link](inside code 3)')" in result.text
+    assert "ci.example.com" not in result.text
+    assert result.compressed_tokens < 0.8 * result.original_tokens
+
+
+def test_short_markdown_and_messages_stay_as_written(token_counter: TokenCounter) -> None:
+    note = "# Plan\n\nSee [the doc](https://example.com/doc) for details.\n" * 8
+    assert compress(note, count_tokens=token_counter.count).text == note
+    long = note * 20
+    message = compress(long, count_tokens=token_counter.count, kind="message")
+    assert message.compressor != "markup"

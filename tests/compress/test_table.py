@@ -1,0 +1,85 @@
+"""Tables: header, first and last rows, notable rows, counts by status; logs are not tables."""
+
+from __future__ import annotations
+
+import random
+
+from sharedctx_server.compress import compress, explain, missing_error_lines
+from sharedctx_server.tokens import TokenCounter
+
+
+def _pods(n: int = 200) -> tuple[str, list[str]]:
+    rng = random.Random(3)
+    rows = [("NAME", "READY", "STATUS", "RESTARTS", "AGE")]
+    for i in range(n):
+        status = "CrashLoopBackOff" if i in (37, 150) else "Running"
+        restarts = "31 (2m ago)" if status != "Running" else str(rng.choice([0, 0, 1]))
+        rows.append((f"web-{i:04x}", "1/1", status, restarts, f"{rng.randint(1, 30)}d"))
+    widths = [max(len(r[c]) for r in rows) for c in range(5)]
+    lines = ["   ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return "\n".join(lines), lines
+
+
+def test_a_kubectl_table_keeps_header_rare_statuses_and_counts(token_counter: TokenCounter) -> None:
+    text, lines = _pods()
+    result = compress(text, count_tokens=token_counter.count, tool_name="kubectl")
+    assert result.compressor == "table"
+    assert result.compressed_tokens < 0.4 * result.original_tokens
+    out = result.text.split("\n")
+    assert out[0].startswith("[table (aligned, 5 columns): 200 rows; kept the header and ")
+    assert out[1].split() == lines[0].split()
+    crashing = [line for line in out if "CrashLoopBackOff" in line and "web-" in line]
+    assert [line.split()[0] for line in crashing] == ["web-0025", "web-0096"]
+    assert "STATUS: Running 198, CrashLoopBackOff 2" in out
+    assert any(line.startswith("[... ") and line.endswith("rows omitted]") for line in out)
+
+
+def test_ps_rows_split_on_whitespace_and_the_busiest_stay(token_counter: TokenCounter) -> None:
+    lines = ["USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND"]
+    for i in range(80):
+        cpu = "97.5" if i == 41 else "0.0"
+        lines.append(f"root {100 + i} {cpu} 0.1 12345 6789 ? S 02:03 0:00 /usr/bin/worker --id {i}")
+    result = compress("\n".join(lines), count_tokens=token_counter.count, tool_name="ps")
+    assert result.compressor == "table"
+    assert "largest %CPU" in result.text.split("\n")[0]
+    assert any("97.5" in line and "--id 41" in line for line in result.text.split("\n"))
+
+
+def test_error_rows_are_kept_verbatim(token_counter: TokenCounter) -> None:
+    lines = ["id,name,status,message"]
+    lines += [f"{i},job-{i},ok,done in {i} ms" for i in range(100)]
+    lines[60] = "59,job-59,failed,ERROR: disk quota exceeded"
+    text = "\n".join(lines)
+    result = compress(text, count_tokens=token_counter.count)
+    assert result.compressor == "table"
+    assert "59,job-59,failed,ERROR: disk quota exceeded" in result.text.split("\n")
+    assert missing_error_lines(text, result.text) == []
+
+
+def test_a_narrow_table_names_the_rows_it_leaves_out(token_counter: TokenCounter) -> None:
+    stems = ["any", "attr", "cert", "click", "num", "panda", "pytest", "redis"]
+    packages = [f"{a}{b}" for a in stems for b in ("io", "py", "lib", "kit", "ext")]
+    lines = ["Package    Version", "---------- -------"]
+    lines += [p.ljust(10) + f" {i}.{i % 7}.0" for i, p in enumerate(packages)]
+    result = compress("\n".join(lines), count_tokens=token_counter.count, tool_name="pip")
+    assert result.compressor == "table"
+    assert "rows omitted: Package: " in result.text
+    assert "numkit" in result.text
+
+
+def test_a_headerless_tsv_gets_numbered_columns(token_counter: TokenCounter) -> None:
+    text = "\n".join(f"pkg-{i}\t1.{i}.0\t{100 + i * 13}" for i in range(120))
+    result = compress(text, count_tokens=token_counter.count)
+    assert result.compressor == "table"
+    assert "(tsv, 3 columns, no header)" in result.text.split("\n")[0]
+    assert "largest #3" in result.text.split("\n")[0]
+
+
+def test_logs_and_prose_are_not_tables(token_counter: TokenCounter) -> None:
+    log = "\n".join(
+        f"2025-01-02 10:00:{i % 60:02d} INFO worker handled job {i}" for i in range(100)
+    )
+    prose = "\n".join(f"Line {i} of a letter, written, with commas, in it." for i in range(100))
+    for text in (log, prose):
+        names = {t.name for t in explain(text, count_tokens=token_counter.count).trials}
+        assert "table" not in names

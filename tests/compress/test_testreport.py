@@ -1,0 +1,97 @@
+"""Test reports: failures whole, passing tests counted by file, for several runners."""
+
+from __future__ import annotations
+
+from sharedctx_server.compress import compress, missing_error_lines
+from sharedctx_server.tokens import TokenCounter
+
+
+def _pytest() -> tuple[str, list[str]]:
+    lines = ["=" * 30 + " test session starts " + "=" * 30, "collected 62 items", ""]
+    lines += [f"tests/test_api.py::test_get[{i}] PASSED [{i:3d}%]" for i in range(40)]
+    lines.append("tests/test_api.py::test_put FAILED [ 66%]")
+    lines += [f"tests/test_db.py::test_query_{i} PASSED [{i:3d}%]" for i in range(20)]
+    lines.append("tests/test_db.py::test_slow SKIPPED (needs a server) [ 99%]")
+    failure = [
+        "",
+        "=" * 30 + " FAILURES " + "=" * 30,
+        "_" * 20 + " test_put " + "_" * 20,
+        "",
+        "    def test_put():",
+        '        client = make_client(retries=0, timeout=0.5, base_url="http://x")',
+        ">       assert client.put('k', 'v') == 201",
+        "E       assert 500 == 201",
+        "E        +  where 500 = <bound method Client.put>('k', 'v')",
+        "",
+        "tests/test_api.py:31: AssertionError",
+        "=" * 20 + " short test summary info " + "=" * 20,
+        "FAILED tests/test_api.py::test_put - assert 500 == 201",
+        "=" * 20 + " 1 failed, 60 passed, 1 skipped in 0.42s " + "=" * 20,
+    ]
+    return "\n".join(lines + failure), failure
+
+
+def test_pytest_keeps_the_failure_whole_and_counts_the_passes(token_counter: TokenCounter) -> None:
+    text, failure = _pytest()
+    result = compress(text, count_tokens=token_counter.count, tool_name="pytest")
+    assert result.compressor == "tests"
+    out = result.text.split("\n")
+    assert out[0].startswith("[test report: 1 failed, 60 passed, 1 skipped; failures kept whole")
+    assert "[... 40 passed tests omitted: tests/test_api.py 40]" in out
+    assert "[... 21 passed or skipped tests omitted: tests/test_db.py 21]" in out
+    assert "tests/test_api.py::test_put FAILED [ 66%]" in out
+    body = "\n".join(out)
+    assert "\n".join(line for line in failure if line) in "\n".join(x for x in out if x)
+    assert missing_error_lines(text, result.text) == []
+    assert "PASSED" not in body
+
+
+def test_unittest_go_and_cargo_reports(token_counter: TokenCounter) -> None:
+    unittest = [f"test_case_{i} (pkg.test_mod.Case.test_case_{i}) ... ok" for i in range(30)]
+    unittest += [
+        "test_broken (pkg.test_mod.Case.test_broken) ... FAIL",
+        "",
+        "=" * 70,
+        "FAIL: test_broken (pkg.test_mod.Case.test_broken)",
+        "-" * 70,
+        "AssertionError: 1 != 2",
+        "",
+        "Ran 31 tests in 0.010s",
+        "",
+        "FAILED (failures=1)",
+    ]
+    go = ["=== RUN   TestA"] + [f"--- PASS: TestA{i} (0.00s)" for i in range(30)]
+    go += ["--- FAIL: TestB (0.01s)", "    b_test.go:12: want 3, got 4", "FAIL", "FAIL\tpkg\t0.02s"]
+    cargo = ["running 32 tests"] + [f"test tests::t{i} ... ok" for i in range(30)]
+    cargo += ["test tests::broken ... FAILED", "", "test result: FAILED. 30 passed; 1 failed"]
+    for lines, kept in (
+        (unittest, "FAIL: test_broken (pkg.test_mod.Case.test_broken)"),
+        (go, "--- FAIL: TestB (0.01s)"),
+        (cargo, "test tests::broken ... FAILED"),
+    ):
+        text = "\n".join(lines)
+        result = compress(text, count_tokens=token_counter.count)
+        assert result.compressor == "tests", lines[0]
+        assert kept in result.text.split("\n")
+        assert "passed tests omitted" in result.text
+        assert missing_error_lines(text, result.text) == []
+
+
+def test_tap_blocks_of_passing_tests_fold_with_them(token_counter: TokenCounter) -> None:
+    lines = ["TAP version 13"]
+    for i in range(1, 31):
+        lines += [
+            f"# Subtest: adds {i}",
+            f"ok {i} - adds {i}",
+            "  ---",
+            "  duration_ms: 0.2",
+            "  ...",
+        ]
+    lines += ["# Subtest: divides", "not ok 31 - divides", "  ---", "  error: 'division by zero'"]
+    lines += ["  ...", "1..31", "# tests 31", "# pass 30", "# fail 1"]
+    result = compress("\n".join(lines), count_tokens=token_counter.count, tool_name="node")
+    assert result.compressor == "tests"
+    out = result.text.split("\n")
+    assert "[... 30 passed tests omitted]" in out
+    assert "not ok 31 - divides" in out
+    assert "duration_ms: 0.2" not in result.text

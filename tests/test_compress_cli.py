@@ -1,0 +1,61 @@
+"""`sharedctx compress --explain`: which compressor ran, why, token counts, what it dropped."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from sharedctx.cli import main
+
+
+def _listing() -> str:
+    lines = [
+        f"-rw-r--r-- 1 root root {i * 97:>6} Dec  2 02:05 report_{i:03d}.csv" for i in range(80)
+    ]
+    lines.append("ls: cannot open directory './private': Permission denied")
+    return "\n".join(lines) + "\n"
+
+
+def test_explain_says_what_ran_why_and_what_was_dropped(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "ls.txt"
+    path.write_text(_listing(), encoding="utf-8")
+    assert main(["compress", "--explain", "--tool-name", "ls", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("[listing (ls): 80 entries")
+    assert "ls: cannot open directory './private': Permission denied" in out
+    lines = err.splitlines()
+    assert lines[0].startswith("listing: ") and "saved" in lines[0]
+    assert any(line.split()[:2] == ["listing", "chosen"] for line in lines)
+    assert any(line.split()[:3] == ["log", "not", "run"] for line in lines)
+    assert any(line.startswith("left out by listing: ") for line in lines)
+
+
+def test_explain_in_json(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(_listing().encode())))
+    assert main(["compress", "--json", "--explain"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["compressor"] == "listing"
+    trials = {t["compressor"]: t for t in report["explain"]["trials"]}
+    assert trials["listing"]["outcome"] == "chosen"
+    assert trials["listing"]["tokens"] == report["compressed_tokens"]
+    assert trials["listing"]["dropped"]
+    assert report["compressed"].startswith("[listing")
+
+
+def test_explain_for_content_left_as_is(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"a short note")))
+    assert main(["compress", "--explain", "--stats-only"]) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines()[:2] == [
+        "none: 3 tokens, stored as is",
+        "why: under 512 characters: stored as is",
+    ]
