@@ -85,7 +85,7 @@ def _read_pem(path: str | None) -> bytes | None:
         raise SystemExit(f"sharedctx: cannot read {path}: {exc.strerror}") from None
 
 
-def _credentials(args: argparse.Namespace) -> grpc.ChannelCredentials | None:
+def channel_credentials(args: argparse.Namespace) -> grpc.ChannelCredentials | None:
     """TLS channel credentials from --tls/--tls-ca/--tls-client-*, or None for plaintext."""
     if not (args.tls or args.tls_ca or args.tls_client_cert):
         return None
@@ -99,7 +99,7 @@ def _credentials(args: argparse.Namespace) -> grpc.ChannelCredentials | None:
 def connect(args: argparse.Namespace) -> Client:
     """A Client for the arguments of add_client_args."""
     return Client(
-        args.target, timeout=args.timeout, token=args.token, credentials=_credentials(args)
+        args.target, timeout=args.timeout, token=args.token, credentials=channel_credentials(args)
     )
 
 

@@ -1,0 +1,138 @@
+"""`SharedContextStore`: a LangGraph `BaseStore` whose items live in sharedctx.
+
+Each LangGraph namespace is a sharedctx namespace (names.py), each item an entry whose
+content is the value's JSON; `search` with a query is ranked by Fit's scoring (search.py).
+`batch` runs on the blocking client, `abatch` on the asyncio one, through the same plan.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import Any
+
+import grpc
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    IndexConfig,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchOp,
+    TTLConfig,
+)
+
+from ..client import DEFAULT_TARGET, AsyncClient, Client
+from . import names, values
+from .ops import Layout, list_namespaces, read_entries, to_item, write_calls
+from .plans import Plan, arun, gather, run
+from .search import search
+
+
+class SharedContextStore(BaseStore):
+    """LangGraph store backed by a sharedctx server.
+
+    SharedContextStore(target="127.0.0.1:50051", token=None, index=None, ttl=None, *,
+    prefix="", credentials=None, timeout=10.0): `index` is LangGraph's IndexConfig, of which
+    only `fields` matters (the server embeds, with its own model); `ttl` is LangGraph's
+    TTLConfig (`default_ttl` in minutes); `prefix` is prepended to every sharedctx namespace
+    the store uses (e.g. "team-a/memories/", so that a token granted that prefix covers it).
+    TTLs count from the last write: sharedctx has no way to extend one on a read, so
+    `refresh_ttl` has no effect.
+    """
+
+    supports_ttl = True
+
+    def __init__(
+        self,
+        target: str = DEFAULT_TARGET,
+        token: str | None = None,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+        *,
+        prefix: str = "",
+        credentials: grpc.ChannelCredentials | None = None,
+        timeout: float = 10.0,
+    ) -> None:
+        self.index_config = index
+        self.ttl_config = ttl
+        fields = tuple((index or {}).get("fields") or (values.WHOLE,))
+        self._layout = Layout(prefix=names.check_prefix(prefix), fields=fields)
+        self._connection: dict[str, Any] = dict(
+            target=target, token=token, credentials=credentials, timeout=timeout
+        )
+        self._client = Client(**self._connection)
+        # grpc.aio channels belong to the event loop they were made on: one per loop.
+        self._aclient: tuple[asyncio.AbstractEventLoop, AsyncClient] | None = None
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run the operations with the blocking client; results in the order of `ops`."""
+        return run(self._client, _plan(ops, self._layout))
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run the operations with the asyncio client; results in the order of `ops`."""
+        return await arun(self._async_client(), _plan(ops, self._layout))
+
+    def close(self) -> None:
+        """Close the blocking client's channel (an asyncio one closes with aclose())."""
+        self._client.close()
+
+    async def aclose(self) -> None:
+        """Close both clients' channels."""
+        self._client.close()
+        if self._aclient is not None:
+            await self._aclient[1].close()
+            self._aclient = None
+
+    def __enter__(self) -> SharedContextStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> SharedContextStore:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def _async_client(self) -> AsyncClient:
+        loop = asyncio.get_running_loop()
+        if self._aclient is None or self._aclient[0] is not loop:
+            self._aclient = (loop, AsyncClient(**self._connection))
+        return self._aclient[1]
+
+
+def _plan(ops: Iterable[Op], layout: Layout) -> Plan[list[Result]]:
+    """A batch, as InMemoryStore runs one: every read sees the store as it was before the
+    batch, then the writes, one per (namespace, key) at its first position, the last op
+    winning. Every write is checked (namespace, value, TTL) before the first call."""
+    ops = list(ops)
+    results: list[Result] = [None] * len(ops)
+    gets: list[tuple[int, str, GetOp]] = []
+    reads: list[tuple[int, Plan[Any]]] = []
+    puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+    for i, op in enumerate(ops):
+        if isinstance(op, GetOp):
+            gets.append((i, names.encode(op.namespace, layout.prefix), op))
+        elif isinstance(op, SearchOp):
+            reads.append((i, search(op, layout)))
+        elif isinstance(op, ListNamespacesOp):
+            reads.append((i, list_namespaces(op, layout)))
+        elif isinstance(op, PutOp):
+            puts[(op.namespace, op.key)] = op
+        else:
+            raise ValueError(f"Unknown operation type: {type(op)}")
+    writes = write_calls(puts, layout)
+    wanted: dict[str, list[str]] = {}
+    for _, name, op in gets:
+        wanted.setdefault(name, []).append(op.key)
+    entries = yield from read_entries(wanted)
+    for i, name, op in gets:
+        results[i] = to_item(entries.get((name, op.key)), op.namespace, found=False)
+    for i, plan in reads:
+        results[i] = yield from plan
+    yield from gather(writes)
+    return results

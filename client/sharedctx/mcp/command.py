@@ -1,0 +1,141 @@
+"""`sharedctx mcp`: the MCP server's command, registered in the `sharedctx.commands`
+entry-point group.
+
+Only the standard library and the client are imported up here, so that the command loads
+without the `mcp` extra and says how to install it when run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import re
+import sys
+from dataclasses import dataclass
+
+from ..cli import add_client_args, channel_credentials
+from ..client import AsyncClient
+
+__all__ = ["INSTALL_HINT", "MCP"]
+
+INSTALL_HINT = "sharedctx mcp needs the MCP SDK: pip install 'sharedctx[mcp]'"
+_NAMESPACE = re.compile(r"[A-Za-z0-9._:/-]{1,128}")
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Serve sharedctx's tools (put, get, keys, delete, fit, stats) to MCP clients, over "
+        "stdio (the default: the MCP client starts this command) or streamable HTTP at "
+        "http://HOST:PORT/mcp. It talks to a running sharedctx server over gRPC with the same "
+        "target, token and TLS flags as the other commands."
+    )
+    add_client_args(parser, namespaced=False)
+    parser.add_argument(
+        "-n",
+        "--namespace",
+        default=os.environ.get("SHAREDCTX_MCP_NAMESPACE"),
+        help="pin every tool to this namespace; the tools then do not ask for one "
+        "(env SHAREDCTX_MCP_NAMESPACE)",
+    )
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    parser.add_argument(
+        "--listen",
+        default=os.environ.get("SHAREDCTX_MCP_LISTEN", "127.0.0.1:8765"),
+        help="HOST:PORT for --transport http (env SHAREDCTX_MCP_LISTEN; default %(default)s); "
+        "beyond loopback only with --http-token or --insecure",
+    )
+    parser.add_argument(
+        "--http-token",
+        default=os.environ.get("SHAREDCTX_MCP_HTTP_TOKEN"),
+        help="bearer token MCP clients must send over HTTP (env SHAREDCTX_MCP_HTTP_TOKEN)",
+    )
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow a non-loopback --listen without --http-token",
+    )
+
+
+def split_listen(listen: str) -> tuple[str, int]:
+    """HOST and PORT of "HOST:PORT" or "[V6]:PORT"; ValueError when malformed."""
+    host, sep, port = listen.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) < 65536:
+        raise ValueError(f"--listen {listen!r}: give HOST:PORT, e.g. 127.0.0.1:8765")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not host:
+        raise ValueError(f"--listen {listen!r}: give the host too, e.g. 127.0.0.1:8765")
+    return host, int(port)
+
+
+def is_loopback(host: str) -> bool:
+    """True when only this machine can reach `host`."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name, which could resolve anywhere
+        return False
+
+
+def _problem(args: argparse.Namespace) -> str | None:
+    """Why the arguments cannot be served, or None."""
+    if args.namespace is not None and not _NAMESPACE.fullmatch(args.namespace):
+        return f"--namespace {args.namespace!r}: 1-128 characters of [A-Za-z0-9._:/-]"
+    if args.transport != "http":
+        return None
+    try:
+        host, _ = split_listen(args.listen)
+    except ValueError as exc:
+        return str(exc)
+    if is_loopback(host) or args.http_token or args.insecure:
+        return None
+    # Like `serve`: whoever reaches the port could read and write every namespace the
+    # server's own token allows.
+    return (
+        f"refusing to serve MCP on {args.listen} without authentication: anyone who can reach "
+        "it could read and write the namespaces this server's token allows. Require a bearer "
+        "token with --http-token (SHAREDCTX_MCP_HTTP_TOKEN), or, on a network you trust, pass "
+        "--insecure."
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    problem = _problem(args)
+    if problem is not None:
+        print(f"sharedctx mcp: {problem}", file=sys.stderr)
+        return 2
+    try:
+        from .server import run
+    except ImportError:
+        print(INSTALL_HINT, file=sys.stderr)
+        return 2
+    credentials = channel_credentials(args)
+
+    def connect() -> AsyncClient:
+        return AsyncClient(
+            args.target, timeout=args.timeout, token=args.token, credentials=credentials
+        )
+
+    host, port = split_listen(args.listen) if args.transport == "http" else ("", 0)
+    try:
+        run(connect, args.namespace, args.transport, host, port, args.http_token)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+@dataclass(frozen=True)
+class _Command:
+    help: str
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Declare the command's arguments."""
+        _add_arguments(parser)
+
+    def run(self, args: argparse.Namespace) -> int:
+        """Serve until the MCP client goes away (stdio) or the process is interrupted."""
+        return _run(args)
+
+
+MCP = _Command(help="serve sharedctx's tools to MCP clients (stdio or streamable HTTP)")

@@ -1,0 +1,173 @@
+"""The JSON schemas of the MCP tools: argument types and structured results (pydantic models,
+from which the SDK publishes each tool's inputSchema and outputSchema)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..types import Entry, FitResult, Stats
+from .render import iso
+
+KindName = Literal["message", "tool_output", "log", "document", "note"]
+StrategyName = Literal["scored", "relevant", "recent"]
+
+
+class FitFilters(BaseModel):
+    """Which entries fit may consider; empty lists do not filter."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    include_kinds: list[KindName] = Field(default=[], description="only entries of these kinds")
+    exclude_kinds: list[KindName] = Field(default=[], description="never entries of these kinds")
+    include_tags: list[str] = Field(default=[], description="only entries with one of these tags")
+    exclude_tags: list[str] = Field(default=[], description="never entries with any of these tags")
+    include_agent_ids: list[str] = Field(
+        default=[], description="only entries written by these agents"
+    )
+    exclude_agent_ids: list[str] = Field(
+        default=[], description="never entries written by these agents"
+    )
+    threads: list[str] = Field(default=[], description="only entries of these threads")
+
+    def as_request(self) -> dict[str, list[str]]:
+        """The non-empty filters, as Client.fit takes them."""
+        return {name: list(v) for name, v in self.model_dump().items() if v}
+
+
+class PutResult(BaseModel):
+    """What a put stored."""
+
+    key: str
+    version: int = Field(description="1 when created, +1 on every overwrite")
+    original_tokens: int = Field(description="tokens of the content as given")
+    compressed_tokens: int = Field(description="tokens of the compressed form the server keeps")
+    expires_at: str | None = Field(description="when it expires (ISO 8601), null for never")
+
+    @classmethod
+    def of(cls, entry: Entry) -> PutResult:
+        """From the written entry."""
+        return cls(
+            key=entry.key,
+            version=entry.version,
+            original_tokens=entry.original_tokens,
+            compressed_tokens=entry.compressed_tokens,
+            expires_at=iso(entry.expires_at),
+        )
+
+
+class EntryResult(BaseModel):
+    """One entry: its text in the form asked for, and its metadata."""
+
+    key: str
+    content: str
+    full: bool = Field(description="true: the original text; false: the compressed form")
+    kind: str
+    tags: list[str]
+    thread: str
+    version: int
+    created_at: str | None
+    updated_at: str | None
+    expires_at: str | None
+    original_tokens: int
+    compressed_tokens: int
+
+    @classmethod
+    def of(cls, entry: Entry) -> EntryResult:
+        """From a read entry."""
+        return cls(
+            key=entry.key,
+            content=entry.content,
+            full=entry.full,
+            kind=entry.kind,
+            tags=list(entry.tags),
+            thread=entry.thread,
+            version=entry.version,
+            created_at=iso(entry.created_at),
+            updated_at=iso(entry.updated_at),
+            expires_at=iso(entry.expires_at),
+            original_tokens=entry.original_tokens,
+            compressed_tokens=entry.compressed_tokens,
+        )
+
+
+class KeysResult(BaseModel):
+    """Live keys in byte order."""
+
+    keys: list[str]
+    more: bool = Field(description="true when more keys match than `limit` allowed")
+
+
+class DeleteResult(BaseModel):
+    """Whether a live entry was removed."""
+
+    deleted: bool
+
+
+class FitItem(BaseModel):
+    """One selected entry of a fit."""
+
+    key: str
+    form: str = Field(description="full, compressed, or excerpt (part of a large entry)")
+    tokens: int = Field(description="tokens of the entry in that form")
+    score: float = Field(description="its score (scored), relevance (relevant) or 0 (recent)")
+    kind: str
+    thread: str
+    time: str | None = Field(description="when its content happened (ISO 8601)")
+    lines: list[tuple[int, int]] = Field(
+        description="for an excerpt: the line ranges shown (1-based, inclusive)"
+    )
+    total_lines: int = Field(description="for an excerpt: lines of the whole entry")
+
+
+class FitOutput(BaseModel):
+    """The entries fit chose, oldest first, and the totals."""
+
+    entries: list[FitItem]
+    total_tokens: int = Field(description="sum of the entries' tokens, never over the budget")
+    budget_tokens: int
+    candidates: int = Field(description="live entries considered")
+    left_out: int
+    left_out_by_reason: dict[str, int]
+
+    @classmethod
+    def of(cls, result: FitResult, budget_tokens: int) -> FitOutput:
+        """From a Fit's result."""
+        return cls(
+            entries=[
+                FitItem(
+                    key=e.key,
+                    form=e.form,
+                    tokens=e.tokens,
+                    score=e.score,
+                    kind=e.kind,
+                    thread=e.thread,
+                    time=iso(e.event_time),
+                    lines=list(e.line_ranges),
+                    total_lines=e.total_lines,
+                )
+                for e in result.entries
+            ],
+            total_tokens=result.total_tokens,
+            budget_tokens=budget_tokens,
+            candidates=result.candidates,
+            left_out=result.left_out,
+            left_out_by_reason=result.left_out_by_reason,
+        )
+
+
+class StatsResult(BaseModel):
+    """Totals over the namespace's live entries."""
+
+    entries: int
+    original_tokens: int
+    compressed_tokens: int
+    tokens_saved: int
+    savings_percent: float
+    bytes_stored: int
+
+    @classmethod
+    def of(cls, stats: Stats) -> StatsResult:
+        """From Stats."""
+        return cls(**stats.__dict__)

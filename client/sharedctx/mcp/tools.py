@@ -1,0 +1,206 @@
+"""The MCP tools, each one sharedctx call: put, get, keys, delete, fit, stats.
+
+Each method's signature is its tool's input schema (descriptions in `Field`s); server.py
+registers them, with `namespace` bound when the server pins one. A failed call becomes an
+MCP tool error (is_error) carrying the gRPC status and message, never a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, ParamSpec, TypeVar
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+from pydantic import Field
+
+from ..client import AsyncClient
+from ..errors import SharedCtxError
+from .models import (
+    DeleteResult,
+    EntryResult,
+    FitFilters,
+    FitOutput,
+    KeysResult,
+    KindName,
+    PutResult,
+    StatsResult,
+    StrategyName,
+)
+from .render import fit_text
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+Namespace = Annotated[
+    str, Field(description="the shared namespace, e.g. 'team-a/session-42'", min_length=1)
+]
+Key = Annotated[str, Field(description="the entry's key, e.g. 'notes/plan' or 'tool/pytest#3'")]
+
+
+def tool_errors(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """Failed calls as MCP tool errors: "<gRPC status>: <server message>"."""
+
+    @functools.wraps(method)
+    async def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await method(*args, **kwargs)
+        except SharedCtxError as exc:
+            code = exc.code.name if exc.code is not None else "UNKNOWN"
+            raise ToolError(f"{code}: {exc.message}") from None
+        except ValueError as exc:  # a value the client refused before sending (a bad name)
+            raise ToolError(f"INVALID_ARGUMENT: {exc}") from None
+
+    return call
+
+
+class Tools:
+    """The tools, over one AsyncClient per event loop (grpc.aio channels belong to the loop
+    they were made on), made by `connect` on first use."""
+
+    def __init__(self, connect: Callable[[], AsyncClient]) -> None:
+        self._connect = connect
+        self._client: tuple[asyncio.AbstractEventLoop, AsyncClient] | None = None
+
+    def client(self) -> AsyncClient:
+        """The client for the running loop."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client[0] is not loop:
+            self._client = (loop, self._connect())
+        return self._client[1]
+
+    async def close(self) -> None:
+        """Close the client's channel."""
+        if self._client is not None:
+            await self._client[1].close()
+            self._client = None
+
+    @tool_errors
+    async def put(
+        self,
+        namespace: Namespace,
+        key: Key,
+        content: Annotated[str, Field(description="the text to store, as is")],
+        kind: Annotated[
+            KindName | None, Field(description="what it is; helps compression and fit")
+        ] = None,
+        ttl_seconds: Annotated[
+            int, Field(ge=0, description="seconds until it expires; 0: the server's default")
+        ] = 0,
+        tags: Annotated[list[str], Field(description="free-form labels fit can filter on")] = [],  # noqa: B006
+        importance: Annotated[
+            float | None, Field(ge=0, le=1, description="how much it matters, 0 to 1")
+        ] = None,
+        thread: Annotated[
+            str, Field(description="the conversation or task it belongs to; '' = default")
+        ] = "",
+    ) -> PutResult:
+        """Store an entry (create or overwrite)."""
+        entry = await self.client().put(
+            namespace,
+            key,
+            content,
+            kind=kind,
+            ttl_seconds=ttl_seconds,
+            tags=tuple(tags),
+            importance=importance,
+            thread=thread,
+        )
+        return PutResult.of(entry)
+
+    @tool_errors
+    async def get(
+        self,
+        namespace: Namespace,
+        key: Key,
+        full: Annotated[
+            bool, Field(description="the original text instead of the compressed form")
+        ] = False,
+    ) -> Annotated[CallToolResult, EntryResult]:
+        """One entry: its text, and its metadata as structured content."""
+        entry = await self.client().get(namespace, key, full=full)
+        return CallToolResult(
+            content=[TextContent(text=entry.content)],
+            structured_content=EntryResult.of(entry).model_dump(mode="json"),
+        )
+
+    @tool_errors
+    async def keys(
+        self,
+        namespace: Namespace,
+        prefix: Annotated[str, Field(description="only keys starting with this")] = "",
+        limit: Annotated[int, Field(ge=1, le=1000, description="most keys to return")] = 100,
+    ) -> KeysResult:
+        """Live keys with a prefix, in byte order."""
+        found: list[str] = []
+        # One page holds `limit` keys and tells whether more follow; leaving the iterator
+        # there fetches no further page (the loop's asyncgen hooks finalise it).
+        async for key in self.client().keys(namespace, prefix, page_size=min(limit + 1, 1000)):
+            if len(found) == limit:
+                return KeysResult(keys=found, more=True)
+            found.append(key)
+        return KeysResult(keys=found, more=False)
+
+    @tool_errors
+    async def delete(self, namespace: Namespace, key: Key) -> DeleteResult:
+        """Remove an entry."""
+        return DeleteResult(deleted=await self.client().delete(namespace, key))
+
+    @tool_errors
+    async def fit(
+        self,
+        namespace: Namespace,
+        query: Annotated[
+            str, Field(description="what you are working on: the task or the user's message")
+        ],
+        budget_tokens: Annotated[
+            int, Field(ge=1, description="most tokens the returned context may take")
+        ],
+        strategy: Annotated[
+            StrategyName | None,
+            Field(
+                description="scored (default): best match by meaning, words, recency, errors, "
+                "importance; relevant: whole conversation turns that share the query's words; "
+                "recent: newest turns first"
+            ),
+        ] = None,
+        filters: Annotated[
+            FitFilters | None, Field(description="which entries may be considered")
+        ] = None,
+    ) -> Annotated[CallToolResult, FitOutput]:
+        """The entries that best fill the budget for the query, as text and as data."""
+        result = await self.client().fit(
+            namespace,
+            query,
+            budget_tokens,
+            strategy=strategy,
+            filters=filters.as_request() if filters is not None else None,
+            include_content=True,
+        )
+        return CallToolResult(
+            content=[TextContent(text=fit_text(namespace, result, budget_tokens))],
+            structured_content=FitOutput.of(result, budget_tokens).model_dump(mode="json"),
+        )
+
+    @tool_errors
+    async def stats(self, namespace: Namespace) -> StatsResult:
+        """Totals over the namespace's live entries."""
+        return StatsResult.of(await self.client().stats(namespace))
+
+
+def pinned(method: Callable[..., Awaitable[Any]], namespace: str) -> Callable[..., Any]:
+    """`method` with its namespace fixed: the same tool without the `namespace` argument."""
+    import inspect
+
+    signature = inspect.signature(method, eval_str=True)
+
+    @functools.wraps(method)
+    async def tool(**kwargs: Any) -> Any:
+        return await method(namespace=namespace, **kwargs)
+
+    del tool.__wrapped__  # inspect would follow it back to the full signature
+    params = [p for p in signature.parameters.values() if p.name != "namespace"]
+    tool.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    return tool

@@ -1,0 +1,121 @@
+"""The MCP tools in process (the SDK's client connected to the MCPServer object): a pinned
+namespace, keys' limit, fit's filters and strategy, delete and stats, an unreachable
+sharedctx, and the command without the `mcp` extra."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from mcp import Client
+from sharedctx import AsyncClient
+from sharedctx.cli import main
+from sharedctx.mcp.command import INSTALL_HINT
+from sharedctx.mcp.server import build
+from sharedctx.mcp.tools import Tools
+from sharedctx_server.server import RunningServer
+
+from .support.mcp_servers import free_port
+
+
+@pytest.fixture(autouse=True)
+def _quiet_sdk_logging(monkeypatch: pytest.MonkeyPatch) -> None:
+    # MCPServer() configures the root logger, which belongs to the test run here.
+    monkeypatch.setattr("mcp.server.mcpserver.server.configure_logging", lambda level: None)
+
+
+@pytest.fixture
+async def tools(server: RunningServer) -> AsyncIterator[Tools]:
+    t = Tools(lambda: AsyncClient(f"127.0.0.1:{server.port}", timeout=10))
+    yield t
+    await t.close()
+
+
+def _text(result: Any) -> str:
+    return "\n".join(block.text for block in result.content)
+
+
+async def test_a_pinned_namespace_is_not_asked_for(tools: Tools) -> None:
+    async with Client(build(tools, namespace="team-b/pinned")) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        for tool in listed.values():
+            assert "namespace" not in tool.input_schema.get("properties", {})
+        assert listed["put"].input_schema["required"] == ["key", "content"]
+        await client.call_tool("put", {"key": "k", "content": "pinned hello"})
+        fit = await client.call_tool("fit", {"query": "hello", "budget_tokens": 100})
+        assert _text(fit).startswith("Fit of team-b/pinned: 1 of 1 entries")
+    assert (await tools.client().get("team-b/pinned", "k")).content == "pinned hello"
+
+
+async def test_schemas_describe_every_argument(tools: Tools) -> None:
+    async with Client(build(tools)) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+    put = listed["put"].input_schema["properties"]
+    assert set(put) == {
+        "namespace", "key", "content", "kind", "ttl_seconds", "tags", "importance", "thread"
+    }  # fmt: skip
+    kinds = {"message", "tool_output", "log", "document", "note"}
+    assert set(put["kind"]["anyOf"][0]["enum"]) == kinds
+    assert listed["get"].input_schema["properties"]["full"]["default"] is False
+    assert set(listed["keys"].input_schema["properties"]) == {"namespace", "prefix", "limit"}
+    assert set(listed["delete"].input_schema["required"]) == {"namespace", "key"}
+    assert listed["stats"].input_schema["required"] == ["namespace"]
+    for tool in listed.values():
+        assert tool.description and len(tool.description) > 40
+        for name, prop in tool.input_schema["properties"].items():
+            has_ref = "$ref" in str(prop)
+            assert "description" in prop or has_ref, f"{tool.name}.{name} is undescribed"
+
+
+async def test_keys_delete_stats_and_fit_options(tools: Tools) -> None:
+    ns = "team-b/tools"
+    async with Client(build(tools)) as client:
+        for i in range(5):
+            kind = "message" if i % 2 else "note"
+            await client.call_tool(
+                "put",
+                {"namespace": ns, "key": f"k{i}", "content": f"entry number {i}", "kind": kind},
+            )
+        keys = await client.call_tool("keys", {"namespace": ns, "limit": 3})
+        assert keys.structured_content == {"keys": ["k0", "k1", "k2"], "more": True}
+        keys = await client.call_tool("keys", {"namespace": ns, "prefix": "k4"})
+        assert keys.structured_content == {"keys": ["k4"], "more": False}
+        fit = await client.call_tool(
+            "fit",
+            {"namespace": ns, "query": "entry", "budget_tokens": 500, "strategy": "recent",
+             "filters": {"include_kinds": ["message"]}},
+        )  # fmt: skip
+        assert [e["key"] for e in fit.structured_content["entries"]] == ["k1", "k3"]
+        deleted = await client.call_tool("delete", {"namespace": ns, "key": "k0"})
+        assert deleted.structured_content == {"deleted": True}
+        stats = await client.call_tool("stats", {"namespace": ns})
+        assert stats.structured_content["entries"] == 4
+        empty = await client.call_tool("fit", {"namespace": "team-b/empty", "query": "x",
+                                               "budget_tokens": 10})  # fmt: skip
+        assert "0 of 0 entries" in _text(empty) and not empty.is_error
+
+
+async def test_an_unreachable_sharedctx_is_a_tool_error() -> None:
+    port = free_port()
+    tools = Tools(lambda: AsyncClient(f"127.0.0.1:{port}", timeout=2, retries=0))
+    async with Client(build(tools)) as client:
+        result = await client.call_tool("stats", {"namespace": "team-b/x"})
+        assert result.is_error and "UNAVAILABLE" in _text(result)
+        again = await client.call_tool("keys", {"namespace": "team-b/x"})
+        assert again.is_error
+    await tools.close()
+
+
+def test_without_the_mcp_extra_the_command_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "sharedctx.mcp.server", None)
+    assert main(["mcp", "--target", "127.0.0.1:1"]) == 2
+    assert capsys.readouterr().err == INSTALL_HINT + "\n"
+
+
+def test_a_bad_pinned_namespace_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mcp", "-n", "no spaces"]) == 2
+    assert "--namespace 'no spaces'" in capsys.readouterr().err
