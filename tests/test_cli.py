@@ -124,15 +124,27 @@ def test_reembed_is_a_command_of_the_server_package(
     assert code == 0 and "re-embedding [" in err and out.startswith("2 entries")
 
 
-def test_the_server_commands_come_from_entry_points() -> None:
+def test_the_added_commands_come_from_entry_points() -> None:
     from sharedctx.cli import COMMAND_GROUP, added_commands
+    from sharedctx.mcp.command import MCP
+    from sharedctx.ui.command import UI
     from sharedctx_server import cli as server_cli
 
     commands = added_commands()
     assert commands["serve"] is server_cli.SERVE
     assert commands["compress"] is server_cli.COMPRESS
     assert commands["reembed"] is server_cli.REEMBED
-    assert {p.name for p in entry_points(group=COMMAND_GROUP)} == {"serve", "compress", "reembed"}
+    # The client's optional fronts register the same way, so `sharedctx --help` lists them
+    # whether or not their extras are installed.
+    assert commands["mcp"] is MCP
+    assert commands["ui"] is UI
+    assert {p.name for p in entry_points(group=COMMAND_GROUP)} == {
+        "serve",
+        "compress",
+        "reembed",
+        "mcp",
+        "ui",
+    }
 
 
 @pytest.mark.parametrize(

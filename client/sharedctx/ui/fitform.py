@@ -1,0 +1,128 @@
+"""The Fit playground's inputs: read from the page's query string, turned into Client.fit's
+arguments, and written back as the same Fit from the command line and from Python."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["CHOICES", "FitForm"]
+
+# Each select's values; the first is the server's default (left out of requests).
+CHOICES = {
+    "strategy": ("scored", "relevant", "recent"),
+    "form": ("compressed", "full", "auto"),
+    "preset": ("default", "headroom"),
+    "adaptive": ("none", "conservative", "moderate", "aggressive"),
+    "fill": ("skip", "stop"),
+}
+MAX_QUERY = 20_000
+
+
+@dataclass(frozen=True)
+class FitForm:
+    """What the playground asks a Fit for; defaults are the server's."""
+
+    query: str = ""
+    budget: int = 2000
+    strategy: str = "scored"
+    form: str = "compressed"
+    preset: str = "default"
+    adaptive: str = "none"
+    fill: str = "skip"
+    keep_recent: int | None = None  # None: the server's default (2)
+    max_entries: int | None = None
+    min_score: float | None = None
+    excerpts: bool = True
+    neighbours: bool = True
+
+    @classmethod
+    def parse(cls, params: Mapping[str, str]) -> tuple[FitForm, list[str]]:
+        """The form from a query string, and what was wrong with it (bad fields keep their
+        defaults)."""
+        values: dict[str, Any] = {}
+        errors: list[str] = []
+        text = params.get("q", "")
+        if len(text) > MAX_QUERY:
+            errors.append(f"the query is limited to {MAX_QUERY:,} characters here")
+            text = text[:MAX_QUERY]
+        values["query"] = text
+        for name, choices in CHOICES.items():
+            choice = params.get(name, "") or choices[0]
+            if choice in choices:
+                values[name] = choice
+            else:
+                errors.append(f"{name}: choose one of {', '.join(choices)}")
+        for name, kind, low in (
+            ("budget", int, 1),
+            ("keep_recent", int, 0),
+            ("max_entries", int, 1),
+            ("min_score", float, 0),
+        ):
+            raw = params.get(name, "").strip()
+            if not raw:
+                continue
+            try:
+                number: float = kind(raw)
+                if not number >= low:  # also refuses NaN
+                    raise ValueError
+            except ValueError:
+                errors.append(f"{name.replace('_', ' ')}: a number of at least {low}, not {raw!r}")
+                continue
+            values[name] = number
+        if "run" in params:  # a submitted form: an unticked box is absent
+            values["excerpts"] = "excerpts" in params
+            values["neighbours"] = "neighbours" in params
+        return cls(**values), errors
+
+    def options(self) -> dict[str, Any]:
+        """Client.fit's keyword arguments for what differs from the defaults."""
+        out: dict[str, Any] = {}
+        for name, values in CHOICES.items():
+            value = getattr(self, name)
+            if value != values[0]:
+                out[name] = value
+        for name in ("keep_recent", "max_entries", "min_score"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        if not self.excerpts:
+            out["excerpts"] = False
+        if not self.neighbours:
+            out["expand_neighbours"] = False
+        return out
+
+    def cli(self, namespace: str, target: str) -> tuple[str, list[str]]:
+        """The same Fit as a `sharedctx fit` command line, and the options it cannot say."""
+        opts = self.options()
+        argv = ["sharedctx", "fit", "--target", target, "-n", namespace, self.query]
+        argv += ["--budget", str(self.budget)]
+        flags = {
+            "strategy": "--strategy",
+            "keep_recent": "--keep-recent",
+            "max_entries": "--max-entries",
+            "form": "--form",
+            "adaptive": "--adaptive",
+        }
+        for name, flag in flags.items():
+            if name in opts:
+                argv += [flag, str(opts.pop(name))]
+        if opts.pop("excerpts", True) is False:
+            argv.append("--no-excerpts")
+        argv += ["--explain", "--content"]
+        return " ".join(shlex.quote(a) for a in argv), sorted(opts)
+
+    def python(self, namespace: str, target: str) -> str:
+        """The same Fit as a Python snippet."""
+        args = [repr(namespace), repr(self.query), str(self.budget)]
+        args += [f"{k}={v!r}" for k, v in self.options().items()]
+        args += ["include_content=True", "explain=True"]
+        body = "".join(f"        {a},\n" for a in args)
+        return (
+            "from sharedctx import Client\n\n"
+            f"with Client({target!r}) as client:  # token=... when the server wants one\n"
+            f"    result = client.fit(\n{body}    )\n"
+            "    for c in result.explain:\n"
+            "        print(c.key, round(c.score, 3), c.reason)\n"
+        )
