@@ -187,3 +187,28 @@ async def test_sigterm_under_load_drains_and_exits_within_the_grace_period(
         for start in range(0, len(acked), 500):
             found += len(await reader.get_many(NS, acked[start : start + 500]))
     assert found == len(acked)
+
+
+async def test_a_taken_port_is_a_clear_start_error(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    import socket
+    from dataclasses import replace
+
+    from sharedctx_server.errors import ConfigError
+    from sharedctx_server.server import start
+
+    from .support.models import shared_embedder
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(
+            ConfigError, match=f"cannot listen on 127.0.0.1:{port}: the port is in use"
+        ):
+            await start(
+                replace(settings, listen=f"127.0.0.1:{port}"),
+                tokens=token_counter,
+                embedder=shared_embedder(),
+            )

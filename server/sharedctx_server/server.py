@@ -226,6 +226,10 @@ async def _start_serving(
             # Room for a full batch of maximum-size entries plus framing.
             ("grpc.max_receive_message_length", settings.limits.max_batch_bytes + (1 << 20)),
             ("grpc.max_send_message_length", settings.limits.max_batch_bytes + (1 << 20)),
+            # `serve --workers N` runs N processes on one port; the kernel spreads connections.
+            # Otherwise off, so that a second server started on a taken port fails loudly
+            # rather than quietly taking half the connections.
+            ("grpc.so_reuseport", int(settings.workers.strip() != "1")),
         ],
     )
     servicer = SharedContextServicer(
@@ -243,14 +247,20 @@ async def _start_serving(
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = (
-        server.add_secure_port(settings.listen, credentials)
-        if credentials is not None
-        else server.add_insecure_port(settings.listen)
-    )
-    log.info("gRPC port security: %s", tls.describe(settings))
+    try:
+        port = (
+            server.add_secure_port(settings.listen, credentials)
+            if credentials is not None
+            else server.add_insecure_port(settings.listen)
+        )
+    except RuntimeError:
+        port = 0  # gRPC says why on stderr (e.g. "Address already in use")
     if port == 0:
-        raise RuntimeError(f"could not listen on {settings.listen}")
+        raise ConfigError(
+            f"cannot listen on {settings.listen}: the port is in use or the address is not "
+            "on this machine"
+        )
+    log.info("gRPC port security: %s", tls.describe(settings))
     await server.start()
     running = RunningServer(
         server,
@@ -284,14 +294,25 @@ async def _start_serving(
 
 
 async def serve(settings: Settings) -> None:
-    """Run until SIGTERM/SIGINT, then drain gracefully."""
+    """Run until SIGTERM/SIGINT, then drain gracefully; `--workers N` runs N processes."""
+    from .workers import serve_workers, worker_count
+
+    count = worker_count(settings.workers)
+    if count > 1:
+        await serve_workers(settings, count)
+        return
     running = await start(settings)
+    host = settings.listen.rsplit(":", 1)[0]
+    print(f"sharedctx listening on {host}:{running.port}", flush=True)
+    await run_until_signalled(running, settings)
+
+
+async def run_until_signalled(running: RunningServer, settings: Settings) -> None:
+    """Serve until SIGTERM/SIGINT, then give in-flight calls settings.grace_seconds."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    host = settings.listen.rsplit(":", 1)[0]
-    print(f"sharedctx listening on {host}:{running.port}", flush=True)
     await stop.wait()
     log.info("shutting down (grace %.1fs)", settings.grace_seconds)
     await running.stop(settings.grace_seconds)

@@ -159,6 +159,13 @@ class Settings:
     grace_seconds: float = _setting(
         10.0, "server", "seconds in-flight calls get to finish on SIGTERM/SIGINT"
     )
+    # See workers.py: a Python gRPC server runs its handlers on one core.
+    workers: str = _setting(
+        "1",
+        "server",
+        "server processes sharing the port (SO_REUSEPORT) under one supervisor; "
+        "auto = the CPUs this process may use, cgroup limits included",
+    )
     health_interval_seconds: float = _setting(
         1.0, "server", "seconds between the health service's Redis checks", env_only=True
     )
