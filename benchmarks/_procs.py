@@ -60,19 +60,36 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def cpu_seconds_with_children(pid: int) -> float:
+    """cpu_seconds of `pid` and of its live descendants (a `serve --workers N` supervisor)."""
+    total = cpu_seconds(pid)
+    with contextlib.suppress(OSError):
+        for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+            with contextlib.suppress(OSError):
+                total += cpu_seconds_with_children(int(child))
+    return total
+
+
 @contextlib.asynccontextmanager
 async def subprocess_server(
-    args: Sequence[str], env: dict[str, str] | None = None
+    args: Sequence[str], env: dict[str, str] | None = None, ready_line: str | None = None
 ) -> AsyncIterator[int]:
-    """Run `python -m <args> --listen 127.0.0.1:<port>` and yield the port once it is SERVING."""
+    """Run `python -m <args> --listen 127.0.0.1:<port>` and yield the port once it is SERVING
+    (and, with `ready_line`, once it has printed a line containing that text)."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", *args, "--listen", f"127.0.0.1:{port}"],
         env={**os.environ, **(env or {})},
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE if ready_line else subprocess.DEVNULL,
+        text=True,
     )
     SERVER_PIDS[port] = proc.pid
     try:
+        if ready_line and proc.stdout is not None:
+            # `serve --workers N` says so once every worker serves; one answering is not enough.
+            line = await asyncio.to_thread(proc.stdout.readline)
+            if ready_line not in line:
+                raise RuntimeError(f"server on port {port} did not start: {line!r}")
         await wait_serving(port)
         yield port
     finally:
@@ -85,10 +102,14 @@ async def subprocess_server(
 
 
 def sharedctx_server(
-    redis_url: str, *extra: str, env: dict[str, str] | None = None
+    redis_url: str, *extra: str, env: dict[str, str] | None = None, workers: int = 1
 ) -> contextlib.AbstractAsyncContextManager[int]:
-    """A `sharedctx serve` process on `redis_url` (`env`: extra environment variables)."""
-    return subprocess_server(["sharedctx.cli", "serve", "--redis-url", redis_url, *extra], env)
+    """A `sharedctx serve` process on `redis_url` (`env`: extra environment variables;
+    `workers` > 1: a supervisor and that many worker processes on the port)."""
+    args = ["sharedctx.cli", "serve", "--redis-url", redis_url, *extra]
+    if workers > 1:
+        args += ["--workers", str(workers)]
+    return subprocess_server(args, env, f"({workers} workers)" if workers > 1 else None)
 
 
 async def target_or_own_server(stack: contextlib.AsyncExitStack, target: str | None) -> str:

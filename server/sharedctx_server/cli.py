@@ -71,6 +71,7 @@ def _serve(args: argparse.Namespace) -> int:
         from .edge.logs import configure as configure_logging
         from .errors import ConfigError
         from .server import serve
+        from .workers import serve_workers, worker_count
     except ImportError:
         print(NOT_INSTALLED["serve"], file=sys.stderr)
         return 2
@@ -81,7 +82,8 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"sharedctx serve: {exc}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(serve(settings))
+        count = worker_count(settings.workers)
+        asyncio.run(serve(settings) if count == 1 else serve_workers(settings, count))
     except ConfigError as exc:
         print(f"sharedctx serve: {exc}", file=sys.stderr)
         return 2

@@ -12,11 +12,11 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 
-from .edge.interceptors import server_interceptors
+from .edge.interceptors import WrappedRegistration, server_interceptors
 from .edge.metrics import Metrics, MetricsServer, TimedEncoder
 from .edge.observe import ObserveInterceptor
 from .edge.servicer import SharedContextServicer
@@ -217,10 +217,9 @@ async def _start_serving(
     tracing = Tracing.from_env(os.environ)
 
     # Outermost: request ids, metrics and spans cover calls the others refuse, too.
-    interceptors = [ObserveInterceptor(metrics, tracing), *server_interceptors(settings)]
+    layers = [ObserveInterceptor(metrics, tracing), *server_interceptors(settings)]
     credentials = tls.server_credentials(settings)
     server = grpc.aio.server(
-        interceptors=interceptors,
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
         options=[
             # Room for a full batch of maximum-size entries plus framing.
@@ -240,12 +239,19 @@ async def _start_serving(
         ChangeFeed(store, stopping),
         settings,
     )
-    pb_grpc.add_SharedContextServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
+    # Every service registers through the layers, wrapped once per method.
+    registration: Any = WrappedRegistration(server, layers)
+    pb_grpc.add_SharedContextServicer_to_server(servicer, registration)  # type: ignore[no-untyped-call]
     health_servicer = health.aio.HealthServicer()
     await health_servicer.set(LIVENESS_NAME, health_pb2.HealthCheckResponse.SERVING)
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, registration)
+    # What reflection.enable_server_reflection does for an aio server (it cannot tell that
+    # `registration` stands in for one).
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(
+        reflection.aio.ReflectionServicer(
+            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
+        ),
+        registration,
     )
     try:
         port = (
@@ -294,13 +300,7 @@ async def _start_serving(
 
 
 async def serve(settings: Settings) -> None:
-    """Run until SIGTERM/SIGINT, then drain gracefully; `--workers N` runs N processes."""
-    from .workers import serve_workers, worker_count
-
-    count = worker_count(settings.workers)
-    if count > 1:
-        await serve_workers(settings, count)
-        return
+    """Run until SIGTERM/SIGINT, then drain gracefully (`--workers N`: workers.py)."""
     running = await start(settings)
     host = settings.listen.rsplit(":", 1)[0]
     print(f"sharedctx listening on {host}:{running.port}", flush=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
@@ -191,6 +191,50 @@ class WrappingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler | None:
         """The handler to use for `method` (full name, /package.Service/Method)."""
         raise NotImplementedError
+
+
+class WrappedRegistration:
+    """Stands in for a grpc.aio server while services register, so that each method's handler
+    is wrapped once by `layers` (outermost first) rather than by gRPC interceptors, which gRPC
+    runs as a chain of coroutines on every call: measured on Get at 32 callers, the chain of
+    two cost about 4% of the server's CPU per call. The same layers still work as plain
+    interceptors (tests use them so)."""
+
+    def __init__(self, server: grpc.aio.Server, layers: Sequence[WrappingInterceptor]) -> None:
+        self._server = server
+        self._layers = tuple(reversed(layers))  # innermost first: the order of wrapping
+        self._wrapped: dict[str, grpc.RpcMethodHandler] = {}
+
+    def wrapped(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+        """`handler` of `method` (/package.Service/Method) inside every layer, built once."""
+        cached = self._wrapped.get(method)
+        if cached is None:
+            cached = handler
+            for layer in self._layers:
+                cached = layer.wrap(cached, method) or cached
+            self._wrapped[method] = cached
+        return cached
+
+    def add_generic_rpc_handlers(self, handlers: Sequence[grpc.GenericRpcHandler]) -> None:
+        """What generated add_*_to_server functions call: the handlers, wrapped."""
+        self._server.add_generic_rpc_handlers(tuple(_WrappedGeneric(h, self) for h in handlers))
+
+    def add_registered_method_handlers(
+        self, service: str, handlers: dict[str, grpc.RpcMethodHandler]
+    ) -> None:
+        """What generated add_*_to_server functions call (gRPC >= 1.63): the handlers, wrapped."""
+        wrapped = {name: self.wrapped(h, f"/{service}/{name}") for name, h in handlers.items()}
+        self._server.add_registered_method_handlers(service, wrapped)
+
+
+class _WrappedGeneric(grpc.GenericRpcHandler):  # type: ignore[misc]
+    def __init__(self, inner: grpc.GenericRpcHandler, registration: WrappedRegistration) -> None:
+        self._inner = inner
+        self._registration = registration
+
+    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+        handler = self._inner.service(details)
+        return None if handler is None else self._registration.wrapped(handler, details.method)
 
 
 class DecodeGuard(WrappingInterceptor):
