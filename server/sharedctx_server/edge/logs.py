@@ -10,9 +10,9 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import random
 import re
 import sys
-import uuid
 from datetime import datetime, timezone
 from typing import Any, TextIO
 
@@ -43,8 +43,17 @@ def current_request_id() -> str | None:
 
 def bind_request_id(incoming: str | None) -> tuple[str, contextvars.Token[str | None]]:
     """Use the caller's id when acceptable, else a new one; returns it and the reset token."""
-    request_id = incoming if incoming and _ACCEPTED_ID.fullmatch(incoming) else uuid.uuid4().hex
+    request_id = incoming if incoming and _ACCEPTED_ID.fullmatch(incoming) else _new_id()
     return request_id, _REQUEST_ID.set(request_id)
+
+
+def _new_id() -> str:
+    """32 random hex digits, like uuid4().hex but without a getrandom() system call per RPC
+    (measured: 1.6% of a Get's server time). A correlation id, not a secret."""
+    return f"{_IDS.getrandbits(128):032x}"
+
+
+_IDS = random.Random()
 
 
 def unbind_request_id(token: contextvars.Token[str | None]) -> None:
