@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Protocol
@@ -49,6 +49,15 @@ class Command(Protocol):
     def run(self, args: argparse.Namespace) -> int:
         """Do it; return the exit code (a SharedCtxError exits 1 with its status)."""
         ...
+
+
+@dataclass(frozen=True)
+class AddedCommand:
+    """A Command made of its parts, for the packages that add commands."""
+
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
 
 
 def add_client_args(p: argparse.ArgumentParser, namespaced: bool = True) -> None:

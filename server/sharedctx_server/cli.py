@@ -12,22 +12,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from sharedctx.cli import NOT_INSTALLED, Command, add_client_args, connect, emit
+from sharedctx.cli import NOT_INSTALLED, AddedCommand, Command, add_client_args, connect, emit
 from sharedctx.wire import KINDS
 
 from .settings import SECTIONS, Setting, Settings, reference
-
-
-@dataclass(frozen=True)
-class _Command:
-    help: str
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
 
 
 def _flag_options(setting: Setting) -> dict[str, Any]:
@@ -167,8 +160,10 @@ def _reembed(args: argparse.Namespace) -> int:
     return 0
 
 
-SERVE: Command = _Command("run the gRPC server", _serve_args, _serve)
-COMPRESS: Command = _Command(
+SERVE: Command = AddedCommand("run the gRPC server", _serve_args, _serve)
+COMPRESS: Command = AddedCommand(
     "show the compressed form the server would store (runs locally)", _compress_args, _compress
 )
-REEMBED: Command = _Command("recompute embeddings with the server's model", _reembed_args, _reembed)
+REEMBED: Command = AddedCommand(
+    "recompute embeddings with the server's model", _reembed_args, _reembed
+)

@@ -12,9 +12,8 @@ import ipaddress
 import os
 import re
 import sys
-from dataclasses import dataclass
 
-from ..cli import add_client_args, channel_credentials
+from ..cli import AddedCommand, add_client_args, channel_credentials
 from ..client import AsyncClient
 
 __all__ = ["INSTALL_HINT", "MCP"]
@@ -125,17 +124,6 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-@dataclass(frozen=True)
-class _Command:
-    help: str
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Declare the command's arguments."""
-        _add_arguments(parser)
-
-    def run(self, args: argparse.Namespace) -> int:
-        """Serve until the MCP client goes away (stdio) or the process is interrupted."""
-        return _run(args)
-
-
-MCP = _Command(help="serve sharedctx's tools to MCP clients (stdio or streamable HTTP)")
+MCP = AddedCommand(
+    "serve sharedctx's tools to MCP clients (stdio or streamable HTTP)", _add_arguments, _run
+)

@@ -11,9 +11,8 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import dataclass
 
-from ..cli import add_client_args, channel_credentials
+from ..cli import AddedCommand, add_client_args, channel_credentials
 from .config import UiConfig, is_loopback, listen_problem, split_listen
 
 __all__ = ["UI", "INSTALL_HINT"]
@@ -88,17 +87,6 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-@dataclass(frozen=True)
-class _Command:
-    help: str
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Declare the command's arguments."""
-        _add_arguments(parser)
-
-    def run(self, args: argparse.Namespace) -> int:
-        """Serve the inspector until interrupted."""
-        return _run(args)
-
-
-UI = _Command("serve the web inspector (namespaces, entries, a Fit playground)")
+UI = AddedCommand(
+    "serve the web inspector (namespaces, entries, a Fit playground)", _add_arguments, _run
+)

@@ -14,13 +14,12 @@ only those are compared bit by bit.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.fit import SizerProfile, compute_unique_bigram_curve, find_knee
+from sharedctx_server.fit import SizerProfile, optimal_k_from_clusters
 
 __all__ = ["count_clusters", "optimal_k"]
 
@@ -28,8 +27,6 @@ _THRESHOLD = 3  # the sizer's near-duplicate distance (docs/adaptive-sizer.md)
 _BLOCK_BITS = 16
 _BLOCKS = 64 // _BLOCK_BITS  # more blocks than the threshold: the pigeonhole argument above
 _BLOCK_MASK = (1 << _BLOCK_BITS) - 1
-# Below this many bytes zlib's fixed overhead dominates (as in fit.adaptive_sizer).
-_ZLIB_MIN_BYTES = 200
 
 
 def count_clusters(prints: Sequence[int]) -> int:
@@ -57,32 +54,9 @@ def count_clusters(prints: Sequence[int]) -> int:
     return count
 
 
-def _zlib_ratio(data: bytes) -> float:
-    return len(zlib.compress(data, 1)) / len(data) if data else 1.0
-
-
 def optimal_k(items: Sequence[str], prints: npt.NDArray[np.uint64], profile: SizerProfile) -> int:
     """`fit.compute_optimal_k(items, profile.bias, profile.min_k)`, given the items' SimHashes."""
-    n = len(items)
-    if n <= 8:
-        return n
-    min_k = profile.min_k
+    if len(items) <= 8:
+        return len(items)
     unique = count_clusters(prints.tolist())
-    if unique <= 3:
-        return min(max(min_k, unique), n)
-    knee = find_knee(compute_unique_bigram_curve(items))
-    diversity = unique / n
-    floor = max(min_k, int(n * (0.3 + 0.7 * diversity)))
-    if knee is None:
-        knee = floor
-    elif diversity > 0.7:
-        knee = max(knee, floor)
-    k = min(max(min_k, int(knee * profile.bias)), n)
-    if k < n:
-        # Widen by a fifth when the first k compress very differently from all of them.
-        full = "\n".join(items).encode("utf-8")
-        if len(full) >= _ZLIB_MIN_BYTES:
-            head = "\n".join(items[:k]).encode("utf-8")
-            if abs(_zlib_ratio(full) - _zlib_ratio(head)) > 0.15:
-                k = min(int(k * 1.2), n)
-    return max(min_k, min(k, n))
+    return optimal_k_from_clusters(items, unique, profile.bias, profile.min_k, len(items))

@@ -16,6 +16,7 @@ from sharedctx_server.fit.adaptive_sizer import (
     compute_unique_bigram_curve,
     count_unique_simhash,
     find_knee,
+    optimal_k_from_clusters,
     simhash,
     sizer_profile,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "SIZER_PROFILES",
     "SizerProfile",
     "compute_optimal_k",
+    "optimal_k_from_clusters",
     "compute_unique_bigram_curve",
     "count_unique_simhash",
     "find_knee",

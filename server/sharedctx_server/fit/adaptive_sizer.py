@@ -171,8 +171,17 @@ def compute_optimal_k(
     if n <= 8:
         return min(n, eff_max)
     unique = _count_clusters(simhash_many(items).tolist(), 3)
+    return optimal_k_from_clusters(items, unique, bias, min_k, eff_max)
+
+
+def optimal_k_from_clusters(
+    items: Sequence[str], unique: int, bias: float, min_k: int, eff_max: int
+) -> int:
+    """compute_optimal_k's answer (for more than 8 items) once their near-duplicate clusters
+    are counted: for callers that have fingerprinted the items themselves."""
     if unique <= 3:
         return min(max(min_k, unique), eff_max)
+    n = len(items)
     knee = find_knee(compute_unique_bigram_curve(items))
     diversity = unique / n
     floor = max(min_k, int(n * (0.3 + 0.7 * diversity)))
