@@ -21,7 +21,7 @@ import grpc
 
 from .client import DEFAULT_TARGET, Client
 from .errors import SharedCtxError, UnavailableError
-from .types import FitEntry, FitResult
+from .fit_table import fit_dict, format_fit_table, format_ranges
 from .wire import KINDS
 
 COMMAND_GROUP = "sharedctx.commands"
@@ -198,7 +198,7 @@ def _fit(client: Client, args: argparse.Namespace) -> None:
         excerpts=args.excerpts,
     )
     if args.json:
-        emit(args, _fit_dict(result), "")
+        emit(args, fit_dict(result), "")
         return
     print(format_fit_table(result, explain=args.explain))
     if args.content:
@@ -206,71 +206,6 @@ def _fit(client: Client, args: argparse.Namespace) -> None:
             where = f", lines {format_ranges(entry)}" if entry.form == "excerpt" else ""
             print(f"\n--- {entry.key} ({entry.form}, {entry.tokens} tokens{where})")
             print(entry.content)
-
-
-def _fit_dict(result: FitResult) -> dict[str, Any]:
-    out = asdict(result)
-    for entry in out["entries"]:
-        entry["event_time"] = entry["event_time"].isoformat() if entry["event_time"] else None
-    return out
-
-
-def format_ranges(entry: FitEntry) -> str:
-    """An excerpt's line ranges for people: "97-104,116 of 166"."""
-    parts = [str(a) if a == b else f"{a}-{b}" for a, b in entry.line_ranges]
-    return f"{','.join(parts)} of {entry.total_lines}"
-
-
-def format_fit_table(result: FitResult, explain: bool = False) -> str:
-    """A Fit result as a table. Without `explain`: the entries in the order they are returned
-    (chronological), numbered, with `added` saying when each went into the budget (1 = first,
-    the best); with `explain`: every candidate, best score first, with its factors (an
-    excerpt's lines below its row)."""
-    factors = ["recency", "semantic_similarity", "lexical_relevance", "error_indicator"]
-    short = {"recency": "rec", "semantic_similarity": "sem", "lexical_relevance": "lex",
-             "error_indicator": "err"}  # fmt: skip
-    lines = []
-    if explain:
-        head = f"{'added':>5}  {'key':30} {'tokens':>6} {'score':>7} " + " ".join(
-            f"{short[f]:>5}" for f in factors
-        )
-        lines.append("candidates, best score first (added: when it went into the budget)")
-        lines.append(head + "  reason")
-        chosen = {e.key: e for e in result.entries}
-        for c in result.explain:
-            entry = chosen.get(c.key)
-            rank = str(entry.rank) if entry is not None else "-"
-            values = " ".join(
-                f"{c.factors[f]:5.2f}" if f in c.factors else "    ?" for f in factors
-            )
-            tokens = entry.tokens if entry is not None else c.compressed_tokens
-            reason = c.reason if entry is None else f"{c.reason} ({entry.form})"
-            lines.append(
-                f"{rank:>5}  {c.key[:30]:30} {tokens:>6} {c.score:7.3f} {values}  {reason}"
-            )
-            for seg in c.segments:
-                span = f"{seg.first_line}-{seg.last_line}"
-                mark = "shown" if seg.chosen else ""
-                lines.append(
-                    f"{'':6}lines {span:>11} {seg.tokens:>6} relevance {seg.relevance:4.2f} {mark}"
-                )
-    else:
-        lines.append("entries in the order returned (added: when it went into the budget)")
-        lines.append(
-            f"{'#':>3} {'added':>5}  {'key':30} {'form':10} {'tokens':>6} {'score':>7}  lines"
-        )
-        for i, e in enumerate(result.entries, start=1):
-            where = format_ranges(e) if e.form == "excerpt" else ""
-            lines.append(
-                f"{i:>3} {e.rank:>5}  {e.key[:30]:30} {e.form:10} {e.tokens:>6} {e.score:7.3f}"
-                f"  {where}"
-            )
-    lines.append(
-        f"{len(result.entries)} of {result.candidates} entries, "
-        f"{result.total_tokens} tokens"
-        + (f"; left out: {result.left_out_by_reason}" if result.left_out_by_reason else "")
-    )
-    return "\n".join(lines)
 
 
 def _watch(client: Client, args: argparse.Namespace) -> None:
