@@ -63,7 +63,6 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         from .edge.logs import configure as configure_logging
         from .errors import ConfigError
-        from .server import serve
         from .workers import serve_workers, worker_count
     except ImportError:
         print(NOT_INSTALLED["serve"], file=sys.stderr)
@@ -76,7 +75,21 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     try:
         count = worker_count(settings.workers)
-        asyncio.run(serve(settings) if count == 1 else serve_workers(settings, count))
+    except ConfigError as exc:
+        print(f"sharedctx serve: {exc}", file=sys.stderr)
+        return 2
+    if count > 1:
+        # The supervisor never loads the server (the model, gRPC): only its workers do.
+        running = serve_workers(settings, count)
+    else:
+        try:
+            from .server import serve
+        except ImportError:
+            print(NOT_INSTALLED["serve"], file=sys.stderr)
+            return 2
+        running = serve(settings)
+    try:
+        asyncio.run(running)
     except ConfigError as exc:
         print(f"sharedctx serve: {exc}", file=sys.stderr)
         return 2

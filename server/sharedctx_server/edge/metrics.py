@@ -45,13 +45,13 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 from sharedctx.v1 import sharedctx_pb2 as pb
 
-from ..embedding.embedder import Encoder
 from ..errors import ConfigError
 
 if TYPE_CHECKING:
     from prometheus_client.metrics_core import Metric
 
     from ..embedding import BatcherStats, MicroBatcher, QueryCache, QueryCacheStats
+    from ..embedding.embedder import Encoder
     from ..state.nscache import CacheStats, NamespaceCache
 
 log = logging.getLogger(__name__)
