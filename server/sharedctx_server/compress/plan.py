@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 __all__ = ["COMPRESSORS", "Attempt", "Compressed", "CompressorName", "Plan"]
 
@@ -21,21 +21,9 @@ CompressorName = Literal[
     "text",
     "none",
 ]
-#: Every compressor, in the order that breaks ties between results of equal size: the
-#: structural ones first (they keep more of the structure per token).
-COMPRESSORS: tuple[CompressorName, ...] = (
-    "json",
-    "listing",
-    "table",
-    "diff",
-    "tests",
-    "source",
-    "markup",
-    "log",
-    "stacktrace",
-    "text",
-    "none",
-)
+#: Every compressor, in the order that breaks ties between results of equal size (the order
+#: of CompressorName): the structural ones first (they keep more of the structure per token).
+COMPRESSORS: tuple[CompressorName, ...] = get_args(CompressorName)
 
 
 @dataclass(frozen=True)
