@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -16,6 +14,7 @@ from sharedctx_server.tokens import TokenCounter
 
 from .support.models import shared_embedder
 from .support.redis_servers import SharedRedis
+from .support.servers import threaded
 
 
 @pytest.fixture(scope="session")
@@ -72,14 +71,5 @@ async def client(server: RunningServer) -> AsyncIterator[AsyncClient]:
 @pytest.fixture
 def threaded_server(settings: Settings, token_counter: TokenCounter) -> Iterator[RunningServer]:
     """A server on its own event loop thread, for the blocking Client."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    running = asyncio.run_coroutine_threadsafe(
-        start(settings, tokens=token_counter, embedder=shared_embedder()), loop
-    ).result(30)
-    yield running
-    asyncio.run_coroutine_threadsafe(running.stop(0.5), loop).result(30)
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(10)
-    loop.close()
+    with threaded(settings, token_counter) as running:
+        yield running

@@ -17,7 +17,7 @@ from sharedctx.mcp.server import build
 from sharedctx.mcp.tools import Tools
 from sharedctx_server.server import RunningServer
 
-from .support.mcp_servers import free_port
+from .support.redis_servers import free_port
 
 
 @pytest.fixture(autouse=True)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from mcp import StdioServerParameters
+
+from .redis_servers import free_port
 
 
 def mcp_argv(target: str, *extra: str) -> list[str]:
@@ -23,13 +24,6 @@ def stdio_params(target: str, *extra: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable, args=mcp_argv(target, *extra), env=dict(os.environ)
     )
-
-
-def free_port() -> int:
-    """A loopback port nobody listens on (for a moment)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @asynccontextmanager

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -32,6 +33,25 @@ async def serving(
             yield running, client
     finally:
         await running.stop(0.5)
+
+
+@contextmanager
+def threaded(settings: Settings, tokens: TokenCounter) -> Iterator[RunningServer]:
+    """A server on its own event loop thread (for blocking clients, or beside another
+    event loop such as the inspector's), on the tests' shared model."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    running = asyncio.run_coroutine_threadsafe(
+        start(settings, tokens=tokens, embedder=shared_embedder()), loop
+    ).result(60)
+    try:
+        yield running
+    finally:
+        asyncio.run_coroutine_threadsafe(running.stop(0.5), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
 
 
 async def wait_up(client: AsyncClient, namespace: str = "team-a/up", timeout: float = 90) -> None:

@@ -13,8 +13,9 @@ from sharedctx.ui.config import UiConfig
 from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
 
+from ..support.servers import threaded
 from .data import seed
-from .stack import inspector, sharedctx_server
+from .stack import inspector
 
 # Rows per page of a namespace's table here: small enough that the seeded session pages.
 PAGE_SIZE = 12
@@ -37,7 +38,7 @@ def target(
         health_interval_seconds=0.1,
         grace_seconds=1.0,
     )
-    with sharedctx_server(settings, token_counter) as running:
+    with threaded(settings, token_counter) as running:
         address = f"127.0.0.1:{running.port}"
         with Client(address) as client:
             seed(client)

@@ -1,9 +1,8 @@
-"""A real sharedctx server and a real inspector beside it, each on its own thread and event
-loop, the way `sharedctx serve` and `sharedctx ui` run side by side."""
+"""The inspector on its own thread and event loop (beside a server from support.servers.threaded,
+the way `sharedctx serve` and `sharedctx ui` run side by side), and plain HTTP fetches of it."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 import urllib.error
@@ -16,29 +15,6 @@ from typing import Any
 
 from sharedctx.ui.config import UiConfig
 from sharedctx.ui.serve import bind, uvicorn_server
-from sharedctx_server.server import RunningServer, start
-from sharedctx_server.settings import Settings
-from sharedctx_server.tokens import TokenCounter
-
-from ..support.models import shared_embedder
-
-
-@contextmanager
-def sharedctx_server(settings: Settings, tokens: TokenCounter) -> Iterator[RunningServer]:
-    """A sharedctx server on its own event loop thread."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    running = asyncio.run_coroutine_threadsafe(
-        start(settings, tokens=tokens, embedder=shared_embedder()), loop
-    ).result(60)
-    try:
-        yield running
-    finally:
-        asyncio.run_coroutine_threadsafe(running.stop(0.5), loop).result(30)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
 
 
 @contextmanager
