@@ -16,6 +16,7 @@ LAYERS = (
     "model",
     "settings",
     "tokens",
+    "cores",
     "fit",
     "compress",
     "segment",

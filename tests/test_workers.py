@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 from sharedctx import AsyncClient
+from sharedctx_server.cores import cpu_limit, worker_count
 from sharedctx_server.errors import ConfigError
 from sharedctx_server.state.embedded import free_port
-from sharedctx_server.workers import cpu_limit, merge_expositions, worker_count
+from sharedctx_server.workers import merge_expositions
 
 from .support.servers import wait_up
 

@@ -61,9 +61,10 @@ def _serve(args: argparse.Namespace) -> int:
     import asyncio
 
     try:
+        from .cores import worker_count
         from .edge.logs import configure as configure_logging
         from .errors import ConfigError
-        from .workers import serve_workers, worker_count
+        from .workers import serve_workers
     except ImportError:
         print(NOT_INSTALLED["serve"], file=sys.stderr)
         return 2

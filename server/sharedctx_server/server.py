@@ -16,6 +16,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 
+from .cores import worker_count
 from .edge.interceptors import WrappedRegistration, server_interceptors
 from .edge.metrics import Metrics, MetricsServer, TimedEncoder
 from .edge.observe import ObserveInterceptor
@@ -228,7 +229,7 @@ async def _start_serving(
             # `serve --workers N` runs N processes on one port; the kernel spreads connections.
             # Otherwise off, so that a second server started on a taken port fails loudly
             # rather than quietly taking half the connections.
-            ("grpc.so_reuseport", int(settings.workers.strip() != "1")),
+            ("grpc.so_reuseport", int(worker_count(settings.workers) > 1)),
         ],
     )
     servicer = SharedContextServicer(
