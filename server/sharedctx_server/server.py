@@ -17,7 +17,7 @@ from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 
 from .cores import worker_count
-from .edge.interceptors import WrappedRegistration, server_interceptors
+from .edge.interceptors import WrappedRegistration, server_layers
 from .edge.metrics import Metrics, MetricsServer, TimedEncoder
 from .edge.observe import ObserveInterceptor
 from .edge.servicer import SharedContextServicer
@@ -218,7 +218,7 @@ async def _start_serving(
     tracing = Tracing.from_env(os.environ)
 
     # Outermost: request ids, metrics and spans cover calls the others refuse, too.
-    layers = [ObserveInterceptor(metrics, tracing), *server_interceptors(settings)]
+    layers = [ObserveInterceptor(metrics, tracing), *server_layers(settings)]
     credentials = tls.server_credentials(settings)
     server = grpc.aio.server(
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,

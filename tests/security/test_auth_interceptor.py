@@ -13,7 +13,12 @@ from pathlib import Path
 import grpc
 import pytest
 from sharedctx.v1 import sharedctx_pb2 as pb
-from sharedctx_server.edge.interceptors import AuthInterceptor, DecodeGuard, current_principal
+from sharedctx_server.edge.interceptors import (
+    AuthInterceptor,
+    DecodeGuard,
+    WrappedRegistration,
+    current_principal,
+)
 from sharedctx_server.security.auth import Authenticator
 from sharedctx_server.security.tokens import TokenTable
 
@@ -57,8 +62,8 @@ def _handlers() -> grpc.GenericRpcHandler:
 @pytest.fixture
 async def bare_server(token_file: Path) -> AsyncIterator[grpc.aio.Channel]:
     auth = AuthInterceptor(Authenticator(TokenTable.load(token_file), None))
-    server = grpc.aio.server(interceptors=[DecodeGuard(), auth])
-    server.add_generic_rpc_handlers((_handlers(),))
+    server = grpc.aio.server()
+    WrappedRegistration(server, [DecodeGuard(), auth]).add_generic_rpc_handlers((_handlers(),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:

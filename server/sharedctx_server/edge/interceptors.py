@@ -1,6 +1,8 @@
-"""Server interceptors: undecodable requests become INVALID_ARGUMENT; auth on every call.
+"""The layers around every handler: undecodable requests become INVALID_ARGUMENT; auth on
+every call. They wrap each method's handler once, when the services register
+(WrappedRegistration), rather than running as gRPC interceptors on every call.
 
-`server_interceptors(settings)` builds them once per server. Order matters: the decode guard is
+`server_layers(settings)` builds them once per server. Order matters: the decode guard is
 outermost, so a request that cannot be parsed is refused before anything reads it (even an
 unauthenticated one gets INVALID_ARGUMENT for garbage, which tells it nothing about the data).
 """
@@ -32,7 +34,6 @@ _PRINCIPAL: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 )
 
 Check = Callable[[Any, grpc.aio.ServicerContext], Awaitable[None]]
-Continuation = Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler | None]]
 
 
 # The caller's grant (None when auth is off): listings show only what it covers.
@@ -51,13 +52,13 @@ def current_grant() -> Grant | None:
     return _GRANT.get()
 
 
-def server_interceptors(settings: Settings) -> list[grpc.aio.ServerInterceptor]:
-    """The interceptors a server built from `settings` runs (ConfigError if auth is misset)."""
-    interceptors: list[grpc.aio.ServerInterceptor] = [DecodeGuard()]
+def server_layers(settings: Settings) -> list[Layer]:
+    """The layers a server built from `settings` runs (ConfigError if auth is misset)."""
+    layers: list[Layer] = [DecodeGuard()]
     authenticator = Authenticator.from_settings(settings)
     if authenticator is not None:
-        interceptors.append(AuthInterceptor(authenticator))
-    return interceptors
+        layers.append(AuthInterceptor(authenticator))
+    return layers
 
 
 async def _drain(result: Any) -> AsyncIterator[Any]:
@@ -170,23 +171,8 @@ def _refusal(problem: str) -> InvalidArgument:
     )
 
 
-class WrappingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """An interceptor that wraps each method's handler once and reuses the wrapper: building
-    wrappers per call would cost on every RPC. Subclasses say how to wrap (None: leave as is)."""
-
-    def __init__(self) -> None:
-        self._cache: dict[str, grpc.RpcMethodHandler] = {}
-
-    async def intercept_service(
-        self, continuation: Continuation, details: grpc.HandlerCallDetails
-    ) -> grpc.RpcMethodHandler | None:
-        handler = await continuation(details)
-        if handler is None:
-            return None
-        cached = self._cache.get(details.method)
-        if cached is None:
-            cached = self._cache[details.method] = self.wrap(handler, details.method) or handler
-        return cached
+class Layer:
+    """Something around every handler; subclasses say how to wrap one (None: leave as is)."""
 
     def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler | None:
         """The handler to use for `method` (full name, /package.Service/Method)."""
@@ -196,11 +182,9 @@ class WrappingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 class WrappedRegistration:
     """Stands in for a grpc.aio server while services register, so that each method's handler
     is wrapped once by `layers` (outermost first) rather than by gRPC interceptors, which gRPC
-    runs as a chain of coroutines on every call: measured on Get at 32 callers, the chain of
-    two cost about 4% of the server's CPU per call. The same layers still work as plain
-    interceptors (tests use them so)."""
+    runs as a chain of coroutines on every call."""
 
-    def __init__(self, server: grpc.aio.Server, layers: Sequence[WrappingInterceptor]) -> None:
+    def __init__(self, server: grpc.aio.Server, layers: Sequence[Layer]) -> None:
         self._server = server
         self._layers = tuple(reversed(layers))  # innermost first: the order of wrapping
         self._wrapped: dict[str, grpc.RpcMethodHandler] = {}
@@ -237,7 +221,7 @@ class _WrappedGeneric(grpc.GenericRpcHandler):  # type: ignore[misc]
         return None if handler is None else self._registration.wrapped(handler, details.method)
 
 
-class DecodeGuard(WrappingInterceptor):
+class DecodeGuard(Layer):
     """Turns requests that fail to parse into INVALID_ARGUMENT.
 
     Without it grpc.aio answers UNKNOWN ("Unexpected DecodeError"), e.g. for a string field
@@ -273,7 +257,7 @@ def peer_cert_names(context: grpc.aio.ServicerContext) -> list[str]:
     return names
 
 
-class AuthInterceptor(WrappingInterceptor):
+class AuthInterceptor(Layer):
     """Authenticates every call and authorises it against the request's `namespace`.
 
     Health and reflection stay open. Calls whose requests stream in (none in SharedContext
@@ -281,7 +265,6 @@ class AuthInterceptor(WrappingInterceptor):
     """
 
     def __init__(self, authenticator: Authenticator) -> None:
-        super().__init__()
         self._auth = authenticator
 
     def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler | None:
@@ -318,8 +301,10 @@ class AuthInterceptor(WrappingInterceptor):
 __all__ = [
     "AuthInterceptor",
     "DecodeGuard",
+    "Layer",
+    "WrappedRegistration",
     "current_grant",
     "current_principal",
-    "server_interceptors",
+    "server_layers",
     "wrap_handler",
 ]

@@ -1,4 +1,4 @@
-"""The outermost server interceptor: request ids, RPC metrics and tracing for every call.
+"""The outermost layer around every handler: request ids, RPC metrics and tracing for every call.
 
 Outermost so that it sees every outcome, including calls the decode guard or auth refuse, and
 so that their log lines already carry the request id. The request id is the caller's
@@ -19,7 +19,7 @@ from typing import Any
 import grpc
 from sharedctx.v1 import sharedctx_pb2 as pb
 
-from .interceptors import WrappingInterceptor, wrap_handler
+from .interceptors import Layer, wrap_handler
 from .logs import bind_request_id, unbind_request_id
 from .metrics import Metrics
 from .tracing import Tracing
@@ -29,11 +29,10 @@ log = logging.getLogger(__name__)
 REQUEST_ID_HEADER = "x-request-id"
 
 
-class ObserveInterceptor(WrappingInterceptor):
+class ObserveInterceptor(Layer):
     """Binds a request id, then records the call's metrics and span; see the module docstring."""
 
     def __init__(self, metrics: Metrics | None = None, tracing: Tracing | None = None) -> None:
-        super().__init__()
         self._metrics = metrics
         self._tracing = tracing
 
