@@ -8,15 +8,18 @@ without the `mcp` extra and says how to install it when run.
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import os
 import re
 import sys
 
 from ..cli import AddedCommand, add_client_args, channel_credentials
 from ..client import AsyncClient
+from ..listen import is_loopback, split_listen
 
 __all__ = ["INSTALL_HINT", "MCP"]
+
+# What `--listen` looks like, for the messages that say how to write it.
+_EXAMPLE = "127.0.0.1:8765"
 
 INSTALL_HINT = "sharedctx mcp needs the MCP SDK: pip install 'sharedctx[mcp]'"
 _NAMESPACE = re.compile(r"[A-Za-z0-9._:/-]{1,128}")
@@ -40,7 +43,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     parser.add_argument(
         "--listen",
-        default=os.environ.get("SHAREDCTX_MCP_LISTEN", "127.0.0.1:8765"),
+        default=os.environ.get("SHAREDCTX_MCP_LISTEN", _EXAMPLE),
         help="HOST:PORT for --transport http (env SHAREDCTX_MCP_LISTEN; default %(default)s); "
         "beyond loopback only with --http-token or --insecure",
     )
@@ -56,27 +59,6 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def split_listen(listen: str) -> tuple[str, int]:
-    """HOST and PORT of "HOST:PORT" or "[V6]:PORT"; ValueError when malformed."""
-    host, sep, port = listen.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) < 65536:
-        raise ValueError(f"--listen {listen!r}: give HOST:PORT, e.g. 127.0.0.1:8765")
-    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    if not host:
-        raise ValueError(f"--listen {listen!r}: give the host too, e.g. 127.0.0.1:8765")
-    return host, int(port)
-
-
-def is_loopback(host: str) -> bool:
-    """True when only this machine can reach `host`."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:  # a host name, which could resolve anywhere
-        return False
-
-
 def _problem(args: argparse.Namespace) -> str | None:
     """Why the arguments cannot be served, or None."""
     if args.namespace is not None and not _NAMESPACE.fullmatch(args.namespace):
@@ -84,7 +66,7 @@ def _problem(args: argparse.Namespace) -> str | None:
     if args.transport != "http":
         return None
     try:
-        host, _ = split_listen(args.listen)
+        host, _ = split_listen(args.listen, _EXAMPLE)
     except ValueError as exc:
         return str(exc)
     if is_loopback(host) or args.http_token or args.insecure:
@@ -116,7 +98,7 @@ def _run(args: argparse.Namespace) -> int:
             args.target, timeout=args.timeout, token=args.token, credentials=credentials
         )
 
-    host, port = split_listen(args.listen) if args.transport == "http" else ("", 0)
+    host, port = split_listen(args.listen, _EXAMPLE) if args.transport == "http" else ("", 0)
     try:
         run(connect, args.namespace, args.transport, host, port, args.http_token)
     except KeyboardInterrupt:

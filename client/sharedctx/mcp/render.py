@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from ..fit_table import format_ranges
 from ..types import FitEntry, FitResult
 
 
@@ -14,17 +15,11 @@ def iso(when: datetime | None) -> str | None:
     return when.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-def lines_shown(entry: FitEntry) -> str:
-    """An excerpt's lines: "400-402 of 402"."""
-    parts = [str(a) if a == b else f"{a}-{b}" for a, b in entry.line_ranges]
-    return f"{','.join(parts)} of {entry.total_lines}"
-
-
 def heading(entry: FitEntry) -> str:
     """The line above an entry's text: key, kind, time, and what an excerpt shows."""
     parts = [entry.key, entry.kind, iso(entry.event_time) or "time unknown"]
     if entry.form == "excerpt":
-        parts.append(f"excerpt: lines {lines_shown(entry)}")
+        parts.append(f"excerpt: lines {format_ranges(entry)}")
     return "--- " + " | ".join(parts)
 
 

@@ -21,7 +21,8 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import quote
 
-from .config import LOOPBACK_NAMES, UiConfig, is_loopback, split_listen
+from ..listen import is_loopback, split_listen
+from .config import EXAMPLE, LOOPBACK_NAMES, UiConfig
 
 __all__ = ["COOKIE", "AccessMiddleware", "Sessions"]
 
@@ -94,7 +95,7 @@ class AccessMiddleware:
 
     def __init__(self, app: ASGIApp, config: UiConfig, sessions: Sessions) -> None:
         self.app, self.config, self.sessions = app, config, sessions
-        host, _ = split_listen(config.listen)
+        host, _ = split_listen(config.listen, EXAMPLE)
         self._hosts = {host.lower()} | LOOPBACK_NAMES if is_loopback(host) else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

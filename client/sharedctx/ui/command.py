@@ -13,7 +13,8 @@ import os
 import sys
 
 from ..cli import AddedCommand, add_client_args, channel_credentials
-from .config import UiConfig, is_loopback, listen_problem, split_listen
+from ..listen import is_loopback, split_listen
+from .config import EXAMPLE, UiConfig, listen_problem
 
 __all__ = ["UI", "INSTALL_HINT"]
 
@@ -62,7 +63,7 @@ def _run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         listen=args.listen,
     )
-    host, _ = split_listen(args.listen)
+    host, _ = split_listen(args.listen, EXAMPLE)
     if args.token and not args.https_cert and not is_loopback(host):
         print(
             "sharedctx ui: warning: the token crosses the network in plaintext when people sign "

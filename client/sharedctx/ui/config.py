@@ -6,16 +6,19 @@ to install the web stack) without the `ui` extra.
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass
 
 import grpc
 
-__all__ = ["UiConfig", "is_loopback", "listen_problem", "split_listen"]
+from ..listen import is_loopback, split_listen
+
+__all__ = ["EXAMPLE", "UiConfig", "listen_problem"]
 
 # Host names a browser may use for a loopback listener (checked against the Host header, so
 # that a page of another site cannot reach the inspector through DNS rebinding).
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+# What `--listen` looks like, for the messages that say how to write it.
+EXAMPLE = "127.0.0.1:8080"
 
 
 @dataclass(frozen=True)
@@ -38,31 +41,12 @@ class UiConfig:
         return bool(self.token)
 
 
-def split_listen(listen: str) -> tuple[str, int]:
-    """(host, port) of `HOST:PORT` or `[v6]:PORT`; ValueError saying what to write."""
-    host, sep, port = listen.strip().rpartition(":")
-    host = host.strip("[]")
-    if not sep or not host or not port.isdigit() or int(port) > 65535:
-        raise ValueError(f"--listen {listen!r}: give HOST:PORT, e.g. 127.0.0.1:8080")
-    return host, int(port)
-
-
-def is_loopback(host: str) -> bool:
-    """True when an address only accepts connections from this machine."""
-    if host.strip("[]") == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:  # a host name could resolve anywhere: not loopback
-        return False
-
-
 def listen_problem(listen: str, token: bool, insecure: bool) -> str | None:
     """Why the inspector must not listen on `listen`, or None. Off loopback, anyone who can
     reach the port could read every namespace the inspector's token may read, so it needs the
     token from the browser (`--token`) or an explicit `--insecure`."""
     try:
-        host, _ = split_listen(listen)
+        host, _ = split_listen(listen, EXAMPLE)
     except ValueError as exc:
         return str(exc)
     if is_loopback(host) or token or insecure:

@@ -7,15 +7,16 @@ import socket
 
 import uvicorn
 
+from ..listen import split_listen
 from .app import create_app
-from .config import UiConfig, split_listen
+from .config import EXAMPLE, UiConfig
 
 __all__ = ["bind", "serve", "uvicorn_server"]
 
 
 def bind(listen: str) -> socket.socket:
     """A listening TCP socket for `HOST:PORT` (IPv6 in brackets); OSError when taken."""
-    host, port = split_listen(listen)
+    host, port = split_listen(listen, EXAMPLE)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     if host == "localhost":
         host, family = "127.0.0.1", socket.AF_INET
