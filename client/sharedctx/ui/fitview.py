@@ -32,7 +32,6 @@ class CandidateView:
     factors: tuple[FactorValue, ...]
     weighted: float | None  # the weighted sum of the factors
     from_neighbours: float  # what neighbour expansion added to the score
-    counted_tokens: int  # tokens in the form the request counts (or as returned)
     reason: Reason
     detail: str  # the reason with this candidate's numbers
 
@@ -56,7 +55,6 @@ class FitView:
     context: str  # the packed texts joined as an agent would join them
     candidates: tuple[CandidateView, ...]
     left_out: tuple[tuple[Reason, int], ...]
-    weights: tuple[tuple[Factor, float], ...]
     anchors: dict[str, int]  # key -> its row in `candidates` (1-based), for links
     scored: bool  # candidates carry factor values (SCORED); RELEVANT and RECENT have none
 
@@ -132,7 +130,6 @@ def _candidate(
         factors=tuple(values),
         weighted=weighted,
         from_neighbours=gain if c.neighbour_gain > 0 else 0.0,
-        counted_tokens=counted,
         reason=why,
         detail=_detail(why, c, entry, counted, form),
     )
@@ -149,7 +146,6 @@ def build(result: FitResult, form: FitForm) -> FitView:
         for code, n in sorted(result.left_out_by_reason.items(), key=lambda kv: -kv[1])
         if n
     )
-    weights = tuple((f, result.weights[f.name]) for f in FACTORS if f.name in result.weights)
     return FitView(
         result=result,
         budget=form.budget,
@@ -158,7 +154,6 @@ def build(result: FitResult, form: FitForm) -> FitView:
         context="\n\n".join(e.content for e in result.entries),
         candidates=candidates,
         left_out=left_out,
-        weights=weights,
         anchors={c.candidate.key: i for i, c in enumerate(candidates, start=1)},
         scored=any(c.factors for c in result.explain),
     )

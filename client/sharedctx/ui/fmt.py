@@ -85,7 +85,6 @@ FILTERS: dict[str, Any] = {
     "number": number,
     "share": share,
     "percent": percent,
-    "duration": duration,
     "when": when,
     "iso": iso,
     "ttl_left": ttl_left,

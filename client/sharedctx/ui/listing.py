@@ -8,6 +8,7 @@ just the page's entries, and says so.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -21,6 +22,7 @@ __all__ = ["COLUMNS", "Listing", "load"]
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _NEVER = datetime(9999, 1, 1, tzinfo=timezone.utc)
 _CHUNK = 200
+_KEYS_PAGE = 1000
 
 # Sortable columns: (heading, sort key, descending first?).
 COLUMNS: dict[str, tuple[str, Callable[[Entry], Any], bool]] = {
@@ -58,8 +60,9 @@ class Listing:
 async def _read(client: AsyncClient, namespace: str, keys: list[str]) -> list[Entry]:
     """The entries of `keys` that are still live, in the order of `keys`."""
     found: dict[str, Entry] = {}
-    for i in range(0, len(keys), _CHUNK):
-        found.update(await client.get_many(namespace, keys[i : i + _CHUNK]))
+    chunks = [keys[i : i + _CHUNK] for i in range(0, len(keys), _CHUNK)]
+    for part in await asyncio.gather(*(client.get_many(namespace, c) for c in chunks)):
+        found.update(part)
     return [found[k] for k in keys if k in found]
 
 
@@ -75,7 +78,8 @@ async def load(
     sort_limit: int = 2000,
 ) -> Listing:
     """The page `page` of the entries whose key starts with `prefix`, sorted by `sort`."""
-    keys = [k async for k in client.keys(namespace, prefix)]
+    # Large pages (the server caps them at its max_page_size): one call, not one per 100 keys.
+    keys = [k async for k in client.keys(namespace, prefix, page_size=_KEYS_PAGE)]
     total = len(keys)
     sortable = total <= sort_limit
     if sort not in COLUMNS or (not sortable and sort != "key"):

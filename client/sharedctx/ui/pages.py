@@ -55,7 +55,7 @@ def render(request: Request, template: str, context: dict[str, Any], status: int
 async def namespaces(request: Request) -> Response:
     """Every namespace with live entries (those the token may read), with totals."""
     prefix = request.query_params.get("prefix", "")
-    found = [n async for n in client_of(request).namespaces(prefix)]
+    found = [n async for n in client_of(request).namespaces(prefix, page_size=1000)]
     pages = max(1, -(-len(found) // NAMESPACES_PER_PAGE))
     page = min(number(request, "page", 1), pages)
     at = (page - 1) * NAMESPACES_PER_PAGE
