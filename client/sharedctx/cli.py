@@ -227,7 +227,7 @@ def _watch(client: Client, args: argparse.Namespace) -> None:
             f"{_resume_hint(last)}"
         ) from None
     except SharedCtxError as exc:
-        code = exc.code.name if exc.code is not None else "ERROR"
+        code = exc.code_name()
         raise SystemExit(f"sharedctx: {code}: {exc.message}{_resume_hint(last)}") from None
     # A watch has no end of its own: the server stopped (or restarted) under it.
     raise SystemExit(f"sharedctx: the server ended the watch (stopped?){_resume_hint(last)}")
@@ -376,7 +376,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"sharedctx: {exc}", file=sys.stderr)
         return 2
     except SharedCtxError as exc:
-        code = exc.code.name if exc.code is not None else "ERROR"
+        code = exc.code_name()
         print(f"sharedctx: {code}: {exc.message}", file=sys.stderr)
         return 1
 

@@ -18,6 +18,10 @@ class SharedCtxError(Exception):
         self.message = message
         self.code = code
 
+    def code_name(self, unknown: str = "ERROR") -> str:
+        """The gRPC status name ("NOT_FOUND"), or `unknown` for an error without one."""
+        return self.code.name if self.code is not None else unknown
+
 
 class InvalidArgumentError(SharedCtxError):
     """The request broke a rule; `field` names the offending field when the server said so."""

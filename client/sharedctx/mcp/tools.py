@@ -48,7 +48,7 @@ def tool_errors(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
         try:
             return await method(*args, **kwargs)
         except SharedCtxError as exc:
-            code = exc.code.name if exc.code is not None else "UNKNOWN"
+            code = exc.code_name("UNKNOWN")
             raise ToolError(f"{code}: {exc.message}") from None
         except ValueError as exc:  # a value the client refused before sending (a bad name)
             raise ToolError(f"INVALID_ARGUMENT: {exc}") from None

@@ -54,7 +54,7 @@ def templates() -> Jinja2Templates:
 
 async def _server_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, SharedCtxError)
-    code = exc.code.name if exc.code is not None else "ERROR"
+    code = exc.code_name()
     status = _STATUS.get(exc.code, 502) if exc.code is not None else 502
     return pages.render(
         request,

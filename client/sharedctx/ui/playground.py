@@ -34,7 +34,7 @@ async def page(request: Request) -> Response:
             )
         except SharedCtxError as exc:
             # A bad option is the form's problem: show it beside the form, keep the inputs.
-            code = exc.code.name if exc.code is not None else "ERROR"
+            code = exc.code_name()
             errors.append(f"{code}: {exc.message}")
             status = 400
         else:
