@@ -5,7 +5,12 @@ from __future__ import annotations
 import random
 import re
 
-from sharedctx_server.compress import CompressConfig, compress, missing_error_lines
+from sharedctx_server.compress import (
+    CompressConfig,
+    compress,
+    line_has_error,
+    missing_error_lines,
+)
 from sharedctx_server.tokens import TokenCounter
 
 COUNTED = re.compile(r"^\[\.\.\. (\d+) (?:similar lines?|lines? omitted)\]$")
@@ -149,3 +154,21 @@ def test_whitespace_is_normalised_but_indentation_kept(token_counter: TokenCount
     assert "   " not in out.replace("    indented", "")
     assert "\n\n\n" not in out
     assert "    indented x" in out
+
+
+def test_an_error_line_after_a_bare_e_line_is_kept() -> None:
+    # pytest's detail lines start "E"; a bare "E" line once hid the line after it from the
+    # error scan, and that line then folded into a run of similar lines.
+    words = (
+        "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi "
+        "rho sigma tau upsilon phi chi psi omega"
+    )
+    line = "pool worker {i} " + words + " batch {j} in {k} ms"
+    for at in range(1, 40):
+        lines = [line.format(i=i, j=i * 7, k=i % 13) for i in range(40)]
+        lines[at:at] = ["E", "E " + line.format(i=99, j=5, k=3)]
+        content = "\n".join(lines)
+        out = compress(content, count_tokens=lambda s: len(s.split()), kind="log").text
+        # Judged line by line, not through the scan under test.
+        kept = set(out.split("\n"))
+        assert [x for x in lines if line_has_error(x) and x not in kept] == [], at

@@ -87,6 +87,7 @@ _NEEDLES = (
 # The rest of the vocabulary: phrases whose words a tab or double space may separate, and the
 # shapes anchored at a line start (the scanned text starts with a newline, so "\n" anchors).
 # Each pattern starts with a literal, which the regex engine finds at C speed.
+_LINE_START_SHAPES = r"at\s|\d+:\s+0x|e\d{3,5}:|e\s"
 _SHAPES = tuple(
     re.compile(p)
     for p in (
@@ -99,10 +100,9 @@ _SHAPES = tuple(
         r"segmentation\s+fault",
         r'file\s+"',
         r"rc\s*[:=]?\s*-?\d",
-        r"\n[ \t]*at\s",
-        r"\n[ \t]*\d+:\s+0x",
-        r"\n[ \t]*e\d{3,5}:",
-        r"\n[ \t]*e\s",
+        # Only the newline is matched (the rest looks ahead): were the match to run on into
+        # the next line ("\ne\n" for a bare "E" line), that line would never be scanned.
+        r"\n(?=[ \t]*(?:" + _LINE_START_SHAPES + "))",
         r"(?:status|http|response|code)\S*\s*[:=]?\s*5\d\d",
     )
 )
@@ -145,7 +145,7 @@ def _may_be_error(line: str) -> bool:
 
 # The shapes of _SHAPES anchored at a line start, for a line with its indentation stripped,
 # and the others with a literal each needs.
-_LINE_START = re.compile(r"at\s|\d+:\s+0x|e\d{3,5}:|e\s")
+_LINE_START = re.compile(_LINE_START_SHAPES)
 _PHRASES = tuple(
     (literal, re.compile(pattern))
     for literal, pattern in (
