@@ -74,3 +74,26 @@ def test_a_diff_keeps_headers_and_the_ends_of_each_hunk(token_counter: TokenCoun
     assert "+    raise ValueError('negative size')" in out
     assert any(line.startswith("[... ") and "changed lines omitted: +" in line for line in out)
     assert result.compressed_tokens < 0.6 * result.original_tokens
+
+
+def test_a_file_header_that_reads_as_an_error_stays_a_line_of_its_own(
+    token_counter: TokenCounter,
+) -> None:
+    # "error.html" makes the header an error line, kept verbatim; its notes ("new file mode")
+    # once went onto the same line, which the safety check then refused for the whole diff.
+    lines: list[str] = []
+    for n in range(12):
+        path = "templates/error.html" if n == 3 else f"src/mod_{n}.py"
+        lines += [
+            f"diff --git a/{path} b/{path}",
+            "new file mode 100644",
+            f"index 0000000..{n:07x}",
+            "--- /dev/null",
+            f"+++ b/{path}",
+            "@@ -0,0 +1,6 @@",
+            *(f"+line {k} of file {n}" for k in range(6)),
+        ]
+    text = "\n".join(lines)
+    result = compress(text, count_tokens=token_counter.count)
+    assert result.compressor == "diff"
+    assert missing_error_lines(text, result.text) == []

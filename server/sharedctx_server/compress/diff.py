@@ -69,7 +69,6 @@ class _Reader:
         self.understood = 0
         authors = Counter(m.group("who") for line in self.lines if (m := _AUTHOR.match(line)))
         self.usual_author = authors.most_common(1)[0][0] if authors else ""
-        self.authors = authors
 
     def error(self, line: str) -> bool:
         return bool(self.errors) and collapse_ws(line) in self.errors
@@ -219,7 +218,11 @@ class _Reader:
                 self.emit(line.rstrip())
             self.seen(line)
             i += 1
-        self.emit(" ".join([header, *(f"({n})" for n in notes)]) if notes else header)
+        if notes and self.error(header):
+            self.emit(header)  # an error line is kept as it was, a line of its own
+            self.emit(" ".join(f"({n})" for n in notes))
+        else:
+            self.emit(" ".join([header, *(f"({n})" for n in notes)]) if notes else header)
         while i < len(self.lines) and _HUNK.match(self.lines[i]):
             i = self._hunk(i)
         return i
@@ -348,10 +351,10 @@ def plan_diff(source: Source) -> Plan | None:
     """The diff compressor, if the content holds commits or file diffs with hunks."""
     if _QUICK.search(source.content) is None:
         return None
-    attempt, share = _render(source)
-    commits = sum(1 for line in source.raw_lines[:4000] if _COMMIT.match(line))
-    hunks = sum(1 for line in source.raw_lines if _HUNK.match(line))
-    if not hunks and commits < 2:
+    # Ruled out before rendering, which costs far more than these checks.
+    hunks = any(_HUNK.match(line) for line in source.raw_lines)
+    if not hunks and sum(1 for line in source.raw_lines[:4000] if _COMMIT.match(line)) < 2:
         return None
+    attempt, share = _render(source)
     reason = f"{share:.0%} of the non-blank lines are commits, file headers or hunks"
     return Plan("diff", share, reason, lambda: attempt)
