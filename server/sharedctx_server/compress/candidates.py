@@ -101,8 +101,9 @@ def generic_plan(source: Source) -> Plan:
     return Plan("text", 1.0, "prose or other text", lambda: Attempt(text, ("extra whitespace",)))
 
 
-def candidates(source: Source) -> tuple[list[Plan], list[Skipped]]:
-    """The plans that compete for `source`, and the compressors that were left out."""
+def candidates(source: Source, generic: bool = True) -> tuple[list[Plan], list[Skipped]]:
+    """The plans that compete for `source`, and the compressors that were left out (the
+    generic one too when `generic` is False)."""
     if looks_like_json(source.content):
         return [_json(source)], []
     config = source.config
@@ -121,6 +122,8 @@ def candidates(source: Source) -> tuple[list[Plan], list[Skipped]]:
             skipped.append(Skipped(plan.name, plan.share, why))
         else:
             plans.append(plan)
+    if not generic:
+        return plans, skipped
     best = max(
         (p for p in plans if p.name in _LINE_STRUCTURES), key=lambda p: p.share, default=None
     )

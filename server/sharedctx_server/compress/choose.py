@@ -112,9 +112,9 @@ def _sort(outcome: _Result | Trial, results: list[_Result], trials: list[Trial])
 
 
 def _run(
-    source: Source, count_tokens: Callable[[str], int], original_tokens: int
+    source: Source, count_tokens: Callable[[str], int], original_tokens: int, generic: bool = True
 ) -> tuple[Compressed | None, list[Trial]]:
-    plans, skipped = candidates(source)
+    plans, skipped = candidates(source, generic)
     results: list[_Result] = []
     trials: list[Trial] = []
     for plan in plans:
@@ -164,7 +164,8 @@ def choose(
         return Choice(unchanged, tuple(trials), "no compressor saved tokens safely")
     if not has_marker(winner.text):
         second = Source(winner.text, kind, tool_name, config, memo)
-        again, _ = _run(second, count_tokens, winner.compressed_tokens)
+        # Without the generic compressors: what they make of normalised text is that text.
+        again, _ = _run(second, count_tokens, winner.compressed_tokens, generic=False)
         if again is not None:
             # `again` kept every error line of the normalised text, whose error lines are the
             # original's up to whitespace, and it is smaller than the winner.
