@@ -256,7 +256,7 @@ class _Braces:
         self._flush()
 
 
-def _language(lines: list[str], text: str) -> str:
+def _language(text: str) -> str:
     python = len(_PY_SIGNS.findall(text))
     braces = text.count("{") + text.count("}")
     if python >= 2 and python * 4 >= braces:
@@ -291,7 +291,7 @@ def plan_source(source: Source) -> Plan | None:
     nonblank = source.nonblank_raw
     if len(nonblank) < source.config.min_lines:
         return None
-    language = _language(source.raw_lines, source.content)
+    language = _language(source.content)
     if not language:
         return None
     # A Markdown document quoting code (a README, a changelog) is prose with examples: its

@@ -18,7 +18,7 @@ from __future__ import annotations
 import csv
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = ["Table", "find_table"]
 
@@ -299,14 +299,5 @@ def find_table(raw_lines: list[str]) -> Table | None:
             if table.header is None and offset:
                 continue  # a table without a header must start at the top
             preamble = tuple(index[:offset])
-            return Table(
-                table.style,
-                table.columns,
-                table.header,
-                table.rule,
-                table.rows,
-                table.values,
-                preamble + table.others,
-                table.delimiter,
-            )
+            return replace(table, others=preamble + table.others)
     return None
