@@ -128,7 +128,7 @@ async def test_redis_failures_are_counted_by_store_operation(
             samples = await scrape(running)
     finally:
         own.stop()
-    failed = value(samples, "sharedctx_redis_errors_total", operation="get_many")
+    failed = value(samples, "sharedctx_redis_errors_total", operation="get")
     assert failed == 1
     assert value(samples, "grpc_server_handled_total", **rpc("Get", "UNAVAILABLE")) == 1
 

@@ -6,6 +6,7 @@ import asyncio
 from datetime import datetime, timezone
 
 import pytest
+import redis
 from sharedctx import (
     AlreadyExistsError,
     AsyncClient,
@@ -14,6 +15,7 @@ from sharedctx import (
     VersionConflictError,
 )
 from sharedctx_server.settings import Settings
+from sharedctx_server.state import keys as K
 from sharedctx_server.tokens import TokenCounter
 
 from .support.servers import serving, wait_until
@@ -69,6 +71,30 @@ async def test_get_returns_compressed_form_unless_full_is_set(client: AsyncClien
 async def test_without_a_compressed_form_get_returns_the_original(client: AsyncClient) -> None:
     await client.put(NS, "note", "plain note")
     assert (await client.get(NS, "note")).content == "plain note"
+
+
+async def test_each_text_is_stored_once_and_read_in_either_form(
+    client: AsyncClient, clean_redis: str
+) -> None:
+    await client.put(NS, "two", "line one\nline two\nline three", compressed="3 lines")
+    await client.put(NS, "one", "plain note")
+    direct = redis.Redis.from_url(clean_redis)
+    assert {b"f", b"z"} <= set(direct.hkeys(K.entry(NS, "two"))) and not direct.hexists(
+        K.entry(NS, "two"), "o"
+    )
+    assert set(direct.hkeys(K.entry(NS, "one"))) & {b"f", b"z", b"o"} == {b"o"}
+    # An entry as earlier versions wrote it: its one text under f.
+    direct.hset(K.entry(NS, "old"), mapping=direct.hgetall(K.entry(NS, "one")))
+    direct.hset(K.entry(NS, "old"), "f", direct.hget(K.entry(NS, "old"), "o"))
+    direct.hdel(K.entry(NS, "old"), "o")
+    direct.close()
+    for key, compressed in (("two", "3 lines"), ("one", "plain note"), ("old", "plain note")):
+        got = await client.get(NS, key)
+        assert (got.content, got.full) == (compressed, key != "two")
+        assert (await client.get(NS, key, full=True)).full
+        many = (await client.get_many(NS, [key]))[key]
+        assert (many.content, many.full) == (got.content, got.full)
+    assert (await client.get(NS, "old", full=True)).content == "plain note"
 
 
 async def test_get_of_an_absent_key_is_not_found(client: AsyncClient) -> None:

@@ -37,7 +37,7 @@ from .settings import Settings
 from .state.embedded import EmbeddedRedis
 from .state.nscache import NamespaceCache
 from .state.quotas import QuotaTable
-from .state.redis_conn import connect
+from .state.redis_conn import connect, reads_connection
 from .state.store import Store
 from .tokens import TokenCounter
 
@@ -91,7 +91,7 @@ class RunningServer:
         if self.batcher is not None:
             await self.batcher.aclose()
         with contextlib.suppress(Exception):
-            await self.store.redis.aclose()
+            await self.store.aclose()
         if self.embedded is not None:
             await self.embedded.stop()
 
@@ -181,6 +181,7 @@ async def _start_serving(
         embedder.model_id,
         on_unavailable=metrics.redis_error if metrics is not None else None,
         quotas=quotas,
+        reads=reads_connection(url, settings),
     )
     segmenter = (
         Segmenter(tokens.count, SegmentConfig(min_tokens=settings.excerpt_min_tokens))

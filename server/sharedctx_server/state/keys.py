@@ -5,7 +5,10 @@ Redis Cluster slot and its multi-key scripts stay atomic there):
 
   sc:v1:{<ns>}:e:<key>     hash   one entry: v (version), c/u/t/x (created, updated, event,
                                   expiry ms), q (write sequence), m (msgpack metadata),
-                                  f (full text), z (compressed text, when it differs)
+                                  f and z (full and compressed text) when the two differ,
+                                  else o (the one text, which is both; earlier versions
+                                  wrote it as f): either form is one HMGET of v c u t x m q
+                                  and f o (full) or z o (compressed)
   sc:v1:{<ns>}:idx         zset   live keys, all score 0 (lexicographic paging for Keys)
   sc:v1:{<ns>}:exp         zset   key -> expiry time in ms, for entries with a TTL
   sc:v1:{<ns>}:sizes       hash   key -> "orig_tokens comp_tokens bytes content_hash", for exact

@@ -11,7 +11,18 @@ from typing import Any
 from ..errors import InvalidArgument
 from ..model import EntryMeta, Stamp, StoredEntry
 
-__all__ = ["Change", "decode_page_token", "encode_page_token", "entry_from_row", "text"]
+__all__ = [
+    "ENTRY_FIELDS",
+    "Change",
+    "decode_page_token",
+    "encode_page_token",
+    "entry_from_fields",
+    "entry_from_row",
+    "text",
+]
+
+# An entry hash's fields other than its texts, in the order entry_from_fields reads them.
+ENTRY_FIELDS = ("v", "c", "u", "t", "x", "m", "q")
 
 
 @dataclass(frozen=True)
@@ -90,3 +101,18 @@ def entry_from_row(key: str, row: Sequence[Any]) -> StoredEntry:
         content=text(body),
         full=text(is_full) == "1",
     )
+
+
+def entry_from_fields(key: str, row: Sequence[Any], full: bool) -> StoredEntry | None:
+    """An entry from HMGET of ENTRY_FIELDS, then f or z (the form asked for, `full` or not),
+    then o (the one text of both forms); None when neither text is there (a compressed read
+    of an entry written before o existed, whose one text is under f)."""
+    version, created, updated, event, expires, meta, seq, asked, one = row
+    if asked is not None:
+        body, is_full = asked, "1" if full else "0"
+    elif one is not None:
+        body, is_full = one, "1"
+    else:
+        return None
+    row = (version, created, updated, event, expires, meta, body, is_full, seq)
+    return entry_from_row(key, row)

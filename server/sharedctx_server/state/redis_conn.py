@@ -16,8 +16,7 @@ conflict with its own first attempt; clients that must know use `if_version` and
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Any
 
 from redis.asyncio import Redis, RedisCluster
@@ -30,6 +29,7 @@ from redis.maint_notifications import MaintNotificationsConfig
 
 from ..errors import StoreUnavailable
 from ..settings import Settings
+from .multiplex import MultiplexedRedis
 
 # Failures that pass: the connection-level ones, and a Redis Cluster's own (CLUSTERDOWN and
 # MASTERDOWN while a master is lost, TRYAGAIN during a slot migration, slots the client cannot
@@ -45,12 +45,26 @@ _UNAVAILABLE = (
 )
 
 
-@asynccontextmanager
-async def redis_errors() -> AsyncIterator[None]:
-    """Turn Redis failures that pass (connection lost, cluster down) into StoreUnavailable."""
-    try:
-        yield
-    except _UNAVAILABLE as exc:
+class RedisErrors:
+    """Around a store operation: Redis failures that pass (connection lost, timed out, cluster
+    down) become StoreUnavailable, and `on_unavailable` is told the operation's name. A class
+    rather than a generator-based context manager: it runs around every store call, and a
+    generator costs several times as much to enter and leave."""
+
+    __slots__ = ("_on_unavailable", "_operation")
+
+    def __init__(self, operation: str, on_unavailable: Callable[[str], None] | None = None) -> None:
+        self._operation = operation
+        self._on_unavailable = on_unavailable
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
+        if exc is None or not isinstance(exc, _UNAVAILABLE):
+            return  # nothing to translate; other exceptions pass unchanged
+        if self._on_unavailable is not None:
+            self._on_unavailable(self._operation)
         raise StoreUnavailable(f"Redis is unavailable: {exc}") from exc
 
 
@@ -58,11 +72,11 @@ def connect(url: str, settings: Settings) -> Any:
     """A redis.asyncio client (or RedisCluster) for `url`; no I/O happens here."""
     common: dict[str, Any] = {
         "socket_timeout": settings.redis_timeout_seconds,
-        "socket_connect_timeout": min(settings.redis_timeout_seconds, 2.0),
+        "socket_connect_timeout": _connect_timeout(settings),
         "maint_notifications_config": MaintNotificationsConfig(enabled=False),
         "health_check_interval": 10,
     }
-    if settings.redis_cluster or url.startswith(("redis+cluster://", "rediss+cluster://")):
+    if _is_cluster(url, settings):
         url = url.replace("+cluster", "", 1)
         return RedisCluster.from_url(
             url,
@@ -71,6 +85,24 @@ def connect(url: str, settings: Settings) -> Any:
             **common,
         )
     return Redis.from_url(url, retry=Retry(NoBackoff(), retries=0), **common)
+
+
+def reads_connection(url: str, settings: Settings) -> MultiplexedRedis | None:
+    """The multiplexed connection entry reads share (multiplex.py), or None where the pooled
+    client must serve them too (a Redis Cluster, a unix socket)."""
+    if _is_cluster(url, settings):
+        return None
+    return MultiplexedRedis.from_url(
+        url, settings.redis_timeout_seconds, _connect_timeout(settings)
+    )
+
+
+def _is_cluster(url: str, settings: Settings) -> bool:
+    return settings.redis_cluster or url.startswith(("redis+cluster://", "rediss+cluster://"))
+
+
+def _connect_timeout(settings: Settings) -> float:
+    return min(settings.redis_timeout_seconds, 2.0)
 
 
 async def ping(redis: Any) -> bool:

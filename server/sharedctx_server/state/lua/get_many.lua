@@ -14,7 +14,9 @@ for i, ekey in ipairs(KEYS) do
       text = redis.call('HGET', ekey, 'z')
       if text then is_full = '0' end
     end
-    if not text then text = redis.call('HGET', ekey, 'f') end
+    -- The one text of both forms (o), else the full form (f, which also holds the one text of
+    -- entries written before o existed).
+    if not text then text = redis.call('HGET', ekey, 'o') or redis.call('HGET', ekey, 'f') end
     out[i] = {f[1], f[2], f[3], f[4], f[5], f[6], text, is_full, f[7]}
   end
 end

@@ -160,12 +160,16 @@ local function apply()
     local expires = 0
     if ttl > 0 then expires = now + ttl end
 
-    -- DEL first: drops the old TTL and a compressed field the new write may not have.
+    -- DEL first: drops the old TTL and text fields the new write may not have.
     redis.call('DEL', ekey)
     redis.call('HSET', ekey, 'v', version, 'c', created, 'u', now, 't', event, 'x', expires,
-      'm', meta, 'f', full)
+      'm', meta)
+    -- Two forms as f and z; one text that is both as o, so that a read of either form is one
+    -- HMGET of fields that exist (see keys.py).
     if has_comp == '1' then
-      redis.call('HSET', ekey, 'z', comp)
+      redis.call('HSET', ekey, 'f', full, 'z', comp)
+    else
+      redis.call('HSET', ekey, 'o', full)
     end
     if expires > 0 then
       redis.call('PEXPIREAT', ekey, expires)
