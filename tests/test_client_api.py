@@ -1,15 +1,20 @@
 """Client and AsyncClient offer the same calls with the same signatures (only async-ness
-differs), and both retry exactly the idempotent calls."""
+differs), and both retry exactly the idempotent calls; Fit's named options are the proto's;
+LoopClients keeps one AsyncClient per event loop and closes those of closed loops."""
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import pytest
 from sharedctx import AsyncClient, Client, UnavailableError, calls
+from sharedctx.loop_clients import LoopClients
+from sharedctx.types import FIT_CHOICES
+from sharedctx.v1 import sharedctx_pb2 as pb
 
 CALLS = {
     "clear", "close", "delete", "fit", "get", "get_many", "keys", "namespaces", "put", "put_many",
@@ -109,3 +114,43 @@ async def test_the_async_client_retries_only_idempotent_calls() -> None:
         with pytest.raises(UnavailableError):
             await client.clear("team-a/s")
     assert stub.calls == [("Stats", 4)] * 2 + [("Clear", 4)]
+
+
+@pytest.mark.parametrize(
+    ("option", "enum"),
+    [("strategy", pb.Strategy), ("form", pb.Form), ("adaptive", pb.Adaptive), ("fill", pb.Fill)],
+)
+def test_fit_choices_are_the_request_enums_in_proto_order(option: str, enum: Any) -> None:
+    prefix = f"{option.upper()}_"
+    names = [n.removeprefix(prefix).lower() for n in enum.keys()][1:]  # after UNSPECIFIED
+    # FORM_EXCERPT only ever describes a reply.
+    assert FIT_CHOICES[option] == tuple(n for n in names if n != "excerpt")
+
+
+class _FakeClient:
+    def __init__(self) -> None:
+        self.closed = False
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+def test_loop_clients_keep_one_client_per_loop_and_close_those_of_closed_loops() -> None:
+    made: list[_FakeClient] = []
+
+    def connect() -> AsyncClient:
+        made.append(_FakeClient())
+        return cast(AsyncClient, made[-1])
+
+    clients = LoopClients(connect)
+
+    async def use() -> None:
+        assert clients.get() is clients.get()
+        await asyncio.sleep(0)  # a stale client's closing runs as a task of this loop
+
+    asyncio.run(use())
+    asyncio.run(use())
+    assert len(made) == 2
+    assert made[0].closed and not made[1].closed  # its loop closed: closed on the next get
+    asyncio.run(clients.close())
+    assert made[1].closed

@@ -1,15 +1,18 @@
 """SharedContextStore against a real server: items, values and timestamps, search by Fit and by
-listing, filters, namespace listing, TTL, the index, the namespace mapping and its limits."""
+listing, filters, namespace listing, TTL, the index, the namespace mapping and its limits; and
+the plans' parts that need no server (reads side by side, filters that may raise)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
 from sharedctx import Client
-from sharedctx.langgraph import SharedContextStore, names
+from sharedctx.langgraph import SharedContextStore, names, values
+from sharedctx.langgraph.plans import Call, Plan, parallel
 from sharedctx_server.server import RunningServer
 
 
@@ -124,6 +127,91 @@ def test_filters_follow_langgraph_semantics(store: SharedContextStore) -> None:
         store.search(ns, filter={"score": {"$in": [1]}})
     # Ranked searches filter the same way.
     assert [i.key for i in store.search(ns, query="report", filter={"score": {"$lte": 3}})] == ["2"]
+
+
+def test_a_ranked_search_reads_only_the_entries_of_its_page(
+    store: SharedContextStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ns = ("page",)
+    for n in range(6):
+        store.put(ns, f"k{n}", {"text": f"apples and pears {n}", "n": n})
+    store.put(ns, "odd", {"text": "apples without a number"})
+    read: list[int] = []
+    get_many = store._client.get_many
+
+    def counted(namespace: str, keys: list[str], **kwargs: Any) -> Any:
+        read.append(len(keys))
+        return get_many(namespace, keys, **kwargs)
+
+    monkeypatch.setattr(store._client, "get_many", counted)
+    assert len(store.search(ns, query="apples", limit=2)) == 2
+    assert read == [2]
+    read.clear()
+    # A filter is tested on pages of candidates (of at least 100: here all 7 at once).
+    assert len(store.search(ns, query="apples", limit=2, filter={"n": {"$ne": 3}})) == 2
+    assert read == [7]
+    # One that may raise meets every value whatever the page, as in InMemoryStore.
+    with pytest.raises(TypeError):
+        store.search(ns, query="apples", limit=1, filter={"n": {"$gte": 0}})
+
+
+@pytest.mark.parametrize(
+    ("conditions", "may_raise"),
+    [
+        (None, False),
+        ({"a": 1, "b": {"c": [1, "x"]}}, False),
+        ({"a": {"$eq": 1, "$ne": [2]}}, False),
+        ({"a": {"$gt": 1}}, True),
+        ({"a": {"b": {"$lte": 1}}}, True),
+        ({"a": [1, {"$lt": 2}]}, True),
+        ({"a": {"$in": [1]}}, True),
+        ({"a": {"x": 1, "$eq": 2}}, True),  # "x" is taken for an (unknown) operator
+        ({"a": {"$eq": object()}}, True),
+    ],
+)
+def test_filters_that_may_raise(conditions: dict[str, Any] | None, may_raise: bool) -> None:
+    assert values.may_raise(conditions) is may_raise
+
+
+def _steps(name: str, count: int, fail_at: int | None = None) -> Plan[list[Any]]:
+    replies = []
+    for step in range(count):
+        if step == fail_at:
+            raise ValueError(name)
+        [reply] = yield [Call("echo", (name, step))]
+        replies.append(reply)
+    return replies
+
+
+def _drive(plan: Plan[Any]) -> tuple[list[list[Call]], Any]:
+    """The plan's steps (each call answered with its arguments) and its result."""
+    steps: list[list[Call]] = []
+    try:
+        step = next(plan)
+        while True:
+            steps.append(step)
+            step = plan.send([c.args for c in step])
+    except StopIteration as done:
+        return steps, done.value
+
+
+def test_parallel_plans_share_steps_and_keep_their_order() -> None:
+    steps, results = _drive(parallel([_steps("a", 2), _steps("b", 1), _steps("c", 0)]))
+    assert [[c.args for c in step] for step in steps] == [[("a", 0), ("b", 0)], [("a", 1)]]
+    assert results == [[("a", 0), ("a", 1)], [("b", 0)], []]
+    assert _drive(parallel([])) == ([], [])
+
+
+def test_parallel_plans_fail_as_they_would_one_after_another() -> None:
+    # "b" fails first in time, but "a" comes first: its error is the batch's; "c" is dropped.
+    plan = parallel([_steps("a", 3, fail_at=2), _steps("b", 2, fail_at=1), _steps("c", 3)])
+    steps: list[list[Call]] = []
+    with pytest.raises(ValueError, match="^a$"):
+        step = next(plan)
+        while True:
+            steps.append(step)
+            step = plan.send([c.args for c in step])
+    assert [[c.args[0] for c in step] for step in steps] == [["a", "b", "c"], ["a"]]
 
 
 def test_list_namespaces(store: SharedContextStore) -> None:

@@ -22,6 +22,7 @@ import grpc
 from .client import DEFAULT_TARGET, Client
 from .errors import SharedCtxError, UnavailableError
 from .fit_table import fit_dict, format_fit_table, format_ranges
+from .types import FIT_CHOICES
 from .wire import KINDS
 
 COMMAND_GROUP = "sharedctx.commands"
@@ -315,11 +316,11 @@ def _client_parsers(sub: Any) -> None:
     fit = _client_parser(sub, "fit", help="the entries that best fill a token budget for a query")
     fit.add_argument("query")
     fit.add_argument("--budget", type=int, default=2000, help="token budget (default 2000)")
-    fit.add_argument("--strategy", choices=["scored", "relevant", "recent"])
+    fit.add_argument("--strategy", choices=FIT_CHOICES["strategy"])
     fit.add_argument("--keep-recent", type=int, help="newest entries forced in (default 2)")
     fit.add_argument("--max-entries", type=int)
-    fit.add_argument("--form", choices=["compressed", "full", "auto"])
-    fit.add_argument("--adaptive", choices=["none", "conservative", "moderate", "aggressive"])
+    fit.add_argument("--form", choices=FIT_CHOICES["form"])
+    fit.add_argument("--adaptive", choices=FIT_CHOICES["adaptive"])
     fit.add_argument("--content", action="store_true", help="print the selected texts")
     fit.add_argument("--explain", action="store_true", help="every candidate with factors")
     fit.add_argument(

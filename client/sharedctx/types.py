@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Literal, get_args
+
+# Fit's options that name one of a few values (FitRequest's enums, lowercase, as Client.fit
+# takes them), each in the proto's order, so the first is what the server does when the
+# option is left out. The CLI's choices, the UI's selects and the MCP tool's schema all derive
+# from these (tests/test_client_api.py checks them against the proto).
+StrategyName = Literal["scored", "relevant", "recent"]
+FormName = Literal["compressed", "full", "auto"]  # "excerpt" is only ever a reply's form
+AdaptiveName = Literal["none", "conservative", "moderate", "aggressive"]
+FillName = Literal["skip", "stop"]
+FIT_CHOICES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "strategy": get_args(StrategyName),
+        "form": get_args(FormName),
+        "adaptive": get_args(AdaptiveName),
+        "fill": get_args(FillName),
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -76,3 +76,48 @@ def gather(calls: Iterable[Call]) -> Plan[list[Any]]:
     if not step:
         return []
     return (yield step)
+
+
+def parallel(plans: Iterable[Plan[Any]]) -> Plan[list[Any]]:
+    """The plans side by side, their results in their order: each step is the calls of every
+    unfinished plan's step (so abatch runs them concurrently), as many steps as the longest
+    plan needs. The outcome is that of running them one after another: when a plan raises,
+    the plans after it are dropped (they would not have run) and those before it go on, and
+    the first plan's exception is raised once they are done. Only for plans that do not
+    depend on each other's calls, such as reads."""
+    running = dict(enumerate(plans))
+    results: list[Any] = [None] * len(running)
+    failures: dict[int, Exception] = {}
+    steps: dict[int, list[Call]] = {}
+
+    def advance(i: int, replies: list[Any] | None) -> None:
+        # Send plan i its replies (None starts it) and keep its next step, result or failure.
+        plan = running[i]
+        try:
+            steps[i] = next(plan) if replies is None else plan.send(replies)
+            return
+        except StopIteration as done:
+            results[i] = done.value
+        except Exception as exc:
+            failures[i] = exc
+            for later in [j for j in running if j > i]:
+                running.pop(later).close()
+                steps.pop(later, None)
+        del running[i]
+        steps.pop(i, None)
+
+    for i in list(running):
+        if i in running:  # not dropped by an earlier plan's failure
+            advance(i, None)
+    while steps:
+        order = sorted(steps)
+        sizes = [len(steps[i]) for i in order]
+        replies = yield [call for i in order for call in steps[i]]
+        at = 0
+        for i, size in zip(order, sizes, strict=True):
+            if i in running:  # not dropped by an earlier plan's failure in this round
+                advance(i, replies[at : at + size])
+            at += size
+    if failures:
+        raise failures[min(failures)]
+    return results

@@ -7,13 +7,18 @@ how well the entry answers the query. The namespaces' candidates are merged best
 (ties: namespace order, then the server's order); entries written unindexed come after them,
 unscored. Without a query, items come namespace by namespace in LangGraph's namespace order,
 each namespace's in key order. Either way `filter` applies to the values, then `offset` and
-`limit`.
+`limit`; the entries are read in that order only until `offset + limit` items match (all
+of them when the filter may raise, as InMemoryStore raises whatever the page, or when a
+bound is negative).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from langgraph.store.base import SearchItem, SearchOp
 
+from ..types import FitResult
 from . import values
 from .ops import UNINDEXED_TAG, Layout, namespaces_under, read_entries, to_item
 from .plans import Call, Plan, chunks
@@ -36,7 +41,10 @@ FIT_OPTIONS = {
     "explain": True,
     "filters": {"exclude_tags": [UNINDEXED_TAG]},
 }
-_PAGE = 100  # entries read per GetMany while listing
+_PAGE = 100  # entries read per GetMany while listing, and at least per page when filtering
+# A search's candidate: its LangGraph namespace, sharedctx namespace, key, and score (None:
+# listed, or unindexed).
+Candidate = tuple[tuple[str, ...], str, str, float | None]
 
 
 def search(op: SearchOp, layout: Layout) -> Plan[list[SearchItem]]:
@@ -46,23 +54,40 @@ def search(op: SearchOp, layout: Layout) -> Plan[list[SearchItem]]:
     return (yield from _listed(op, layout))
 
 
+def _stop(op: SearchOp) -> int | None:
+    """How many matches end the search (`offset + limit`), or None when every candidate must be
+    tested: as InMemoryStore, a filter that may raise raises whatever the page (so it meets
+    every value), and negative bounds slice from the end."""
+    if values.may_raise(op.filter) or min(op.offset, op.limit) < 0:
+        return None
+    return op.offset + op.limit
+
+
+def _matching(candidates: Sequence[Candidate], op: SearchOp) -> Plan[list[SearchItem]]:
+    """The items of `candidates` (read at once) that pass the filter, in their order; those no
+    longer live or not the store's are skipped."""
+    wanted: dict[str, list[str]] = {}
+    for _, name, key, _ in candidates:
+        wanted.setdefault(name, []).append(key)
+    entries = yield from read_entries(wanted)
+    found: list[SearchItem] = []
+    for labels, name, key, score in candidates:
+        item = to_item(entries.get((name, key)), labels, score, found=True)
+        if isinstance(item, SearchItem) and values.matches(item.value, op.filter):
+            found.append(item)
+    return found
+
+
 def _listed(op: SearchOp, layout: Layout) -> Plan[list[SearchItem]]:
     spaces = yield from namespaces_under(op.namespace_prefix, layout)
-    # As InMemoryStore: with a filter every item is tested (a filter that cannot be applied
-    # fails whatever the page), and negative bounds slice from the end; otherwise the listing
-    # stops once the page is full.
-    stop = op.offset + op.limit if not op.filter and min(op.offset, op.limit) >= 0 else None
+    stop = _stop(op)
     found: list[SearchItem] = []
     for labels, name in spaces:
         [keys] = yield [Call("keys", (name,), {"page_size": 1000}, listed=True)]
         for page in chunks(keys, _PAGE):
-            entries = yield from read_entries({name: page})
-            for key in page:
-                item = to_item(entries.get((name, key)), labels, found=True)
-                if isinstance(item, SearchItem) and values.matches(item.value, op.filter):
-                    found.append(item)
-                    if len(found) == stop:
-                        return found[op.offset : stop]
+            found += yield from _matching([(labels, name, key, None) for key in page], op)
+            if stop is not None and len(found) >= stop:
+                return found[op.offset : stop]
     return found[op.offset : op.offset + op.limit]
 
 
@@ -71,6 +96,28 @@ def _ranked(op: SearchOp, layout: Layout) -> Plan[list[SearchItem]]:
     if not spaces:
         return []
     fits = yield [Call("fit", (name, op.query, 1), FIT_OPTIONS) for _, name in spaces]
+    order = _ranking(spaces, fits)
+    stop = _stop(op)
+    found: list[SearchItem] = []
+    start = 0
+    # Read best first, only as many entries as matches are missing (one may have expired
+    # since the Fit, or not be an item). A filter needs the values to tell a match, so with
+    # one the entries are read in pages (of at least _PAGE: it may match few) until enough
+    # match, rather than all at once; with no stop, every entry is read, at once.
+    while start < len(order) and (stop is None or len(found) < stop):
+        size = len(order) if stop is None else stop - len(found)
+        if op.filter:
+            size = max(size, _PAGE)
+        found += yield from _matching(order[start : start + size], op)
+        start += size
+    return found[op.offset : op.offset + op.limit]
+
+
+def _ranking(
+    spaces: Sequence[tuple[tuple[str, ...], str]], fits: Sequence[FitResult]
+) -> list[Candidate]:
+    """The namespaces' candidates, best score first (ties: namespace order, then the server's
+    order), then the unscored ones (written unindexed) in namespace and key order."""
     scored: list[tuple[float, tuple[str, ...], str, str]] = []
     unscored: list[tuple[tuple[str, ...], str, str]] = []
     for (labels, name), result in zip(spaces, fits, strict=True):
@@ -82,16 +129,6 @@ def _ranked(op: SearchOp, layout: Layout) -> Plan[list[SearchItem]]:
                 scored.append((candidate.score, labels, name, candidate.key))
     scored.sort(key=lambda s: -s[0])  # stable: ties keep namespace and server order
     unscored.sort()
-    order: list[tuple[tuple[str, ...], str, str, float | None]]
-    order = [(labels, name, key, score) for score, labels, name, key in scored]
+    order: list[Candidate] = [(labels, name, key, score) for score, labels, name, key in scored]
     order += [(labels, name, key, None) for labels, name, key in unscored]
-    wanted: dict[str, list[str]] = {}
-    for _, name, key, _ in order:
-        wanted.setdefault(name, []).append(key)
-    entries = yield from read_entries(wanted)
-    found: list[SearchItem] = []
-    for labels, name, key, score in order:
-        item = to_item(entries.get((name, key)), labels, score, found=True)
-        if isinstance(item, SearchItem) and values.matches(item.value, op.filter):
-            found.append(item)
-    return found[op.offset : op.offset + op.limit]
+    return order

@@ -7,7 +7,6 @@ content is the value's JSON; `search` with a query is ranked by Fit's scoring (s
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
 from typing import Any
 
@@ -25,9 +24,10 @@ from langgraph.store.base import (
 )
 
 from ..client import DEFAULT_TARGET, AsyncClient, Client
+from ..loop_clients import LoopClients
 from . import names, values
 from .ops import Layout, list_namespaces, read_entries, to_item, write_calls
-from .plans import Plan, arun, gather, run
+from .plans import Plan, arun, gather, parallel, run
 from .search import search
 
 
@@ -60,12 +60,11 @@ class SharedContextStore(BaseStore):
         self.ttl_config = ttl
         fields = tuple((index or {}).get("fields") or (values.WHOLE,))
         self._layout = Layout(prefix=names.check_prefix(prefix), fields=fields)
-        self._connection: dict[str, Any] = dict(
+        connection: dict[str, Any] = dict(
             target=target, token=token, credentials=credentials, timeout=timeout
         )
-        self._client = Client(**self._connection)
-        # grpc.aio channels belong to the event loop they were made on: one per loop.
-        self._aclient: tuple[asyncio.AbstractEventLoop, AsyncClient] | None = None
+        self._client = Client(**connection)
+        self._aclients = LoopClients(lambda: AsyncClient(**connection))
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Run the operations with the blocking client; results in the order of `ops`."""
@@ -73,18 +72,16 @@ class SharedContextStore(BaseStore):
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Run the operations with the asyncio client; results in the order of `ops`."""
-        return await arun(self._async_client(), _plan(ops, self._layout))
+        return await arun(self._aclients.get(), _plan(ops, self._layout))
 
     def close(self) -> None:
         """Close the blocking client's channel (an asyncio one closes with aclose())."""
         self._client.close()
 
     async def aclose(self) -> None:
-        """Close both clients' channels."""
+        """Close the blocking and the asyncio clients' channels."""
         self._client.close()
-        if self._aclient is not None:
-            await self._aclient[1].close()
-            self._aclient = None
+        await self._aclients.close()
 
     def __enter__(self) -> SharedContextStore:
         return self
@@ -98,17 +95,13 @@ class SharedContextStore(BaseStore):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    def _async_client(self) -> AsyncClient:
-        loop = asyncio.get_running_loop()
-        if self._aclient is None or self._aclient[0] is not loop:
-            self._aclient = (loop, AsyncClient(**self._connection))
-        return self._aclient[1]
-
 
 def _plan(ops: Iterable[Op], layout: Layout) -> Plan[list[Result]]:
     """A batch, as InMemoryStore runs one: every read sees the store as it was before the
     batch, then the writes, one per (namespace, key) at its first position, the last op
-    winning. Every write is checked (namespace, value, TTL) before the first call."""
+    winning. Every write is checked (namespace, value, TTL) before the first call. The reads
+    (one GetMany per namespace for the gets, each search and listing) therefore depend on no
+    write and none on another: they run side by side, then the writes together."""
     ops = list(ops)
     results: list[Result] = [None] * len(ops)
     gets: list[tuple[int, str, GetOp]] = []
@@ -129,10 +122,12 @@ def _plan(ops: Iterable[Op], layout: Layout) -> Plan[list[Result]]:
     wanted: dict[str, list[str]] = {}
     for _, name, op in gets:
         wanted.setdefault(name, []).append(op.key)
-    entries = yield from read_entries(wanted)
+    # The gets' read stays first, as when the reads ran one after another, so that a batch
+    # whose gets and a search both fail still raises the gets' error.
+    entries, *found = yield from parallel([read_entries(wanted), *(plan for _, plan in reads)])
     for i, name, op in gets:
         results[i] = to_item(entries.get((name, op.key)), op.namespace, found=False)
-    for i, plan in reads:
-        results[i] = yield from plan
+    for (i, _), result in zip(reads, found, strict=True):
+        results[i] = result
     yield from gather(writes)
     return results

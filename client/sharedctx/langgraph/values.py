@@ -16,6 +16,7 @@ from typing import Any
 from langgraph.store.base import get_text_at_path
 
 WHOLE = "$"  # LangGraph's path for the whole value
+_SAFE_OPERATORS = frozenset({"$eq", "$ne"})  # the operators that compare without float()
 
 
 def dump(value: Mapping[str, Any]) -> str:
@@ -59,6 +60,35 @@ def matches(value: Mapping[str, Any], conditions: Mapping[str, Any] | None) -> b
     if not conditions:
         return True
     return all(_compare(value.get(k), wanted) for k, wanted in conditions.items())
+
+
+def may_raise(conditions: Mapping[str, Any] | None) -> bool:
+    """Whether `matches` could raise for some value under `conditions`: an order operator
+    raises on a missing or non-numeric field, an unknown operator always. Exact JSON values,
+    nested objects, lists, $eq and $ne never raise."""
+    return any(_may_raise(wanted) for wanted in (conditions or {}).values())
+
+
+def _may_raise(wanted: Any) -> bool:
+    # Follows _compare's cases; a value that is not JSON might raise when compared.
+    if isinstance(wanted, dict):
+        if not all(isinstance(k, str) for k in wanted):
+            return True  # _compare would call k.startswith
+        if any(k.startswith("$") for k in wanted):
+            operands_json = all(_is_json(v) for v in wanted.values())
+            return not (wanted.keys() <= _SAFE_OPERATORS and operands_json)
+        return any(_may_raise(v) for v in wanted.values())
+    if isinstance(wanted, (list, tuple)):
+        return any(_may_raise(w) for w in wanted)
+    return not _is_json(wanted)
+
+
+def _is_json(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return all(_is_json(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _is_json(v) for k, v in value.items())
+    return isinstance(value, (str, int, float, bool, type(None)))
 
 
 def _compare(actual: Any, wanted: Any) -> bool:

@@ -3,15 +3,37 @@ from which the SDK publishes each tool's inputSchema and outputSchema)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..types import Entry, FitResult, Stats
+from ..types import Entry, FitEntry, FitResult, Stats
 from .render import iso
 
 KindName = Literal["message", "tool_output", "log", "document", "note"]
-StrategyName = Literal["scored", "relevant", "recent"]
+M = TypeVar("M", bound=BaseModel)
+
+
+def _copied(
+    model: type[M], source: object, renamed: Mapping[str, str] | None = None, **given: Any
+) -> M:
+    """`model` with each field read from the client value `source` under the same name (or
+    the one `renamed` maps it to), times as ISO 8601; `given` fields are not read. The models
+    declare their fields themselves, as the published schema is theirs, not the dataclass's."""
+    renamed = renamed or {}
+    values = {
+        name: _json_value(getattr(source, renamed.get(name, name)))
+        for name in model.model_fields
+        if name not in given
+    }
+    return model(**values, **given)
+
+
+def _json_value(value: Any) -> Any:
+    # The only client values pydantic would not turn into the schema's types by itself.
+    return iso(value) if isinstance(value, datetime) else value
 
 
 class FitFilters(BaseModel):
@@ -48,13 +70,7 @@ class PutResult(BaseModel):
     @classmethod
     def of(cls, entry: Entry) -> PutResult:
         """From the written entry."""
-        return cls(
-            key=entry.key,
-            version=entry.version,
-            original_tokens=entry.original_tokens,
-            compressed_tokens=entry.compressed_tokens,
-            expires_at=iso(entry.expires_at),
-        )
+        return _copied(cls, entry)
 
 
 class EntryResult(BaseModel):
@@ -76,20 +92,7 @@ class EntryResult(BaseModel):
     @classmethod
     def of(cls, entry: Entry) -> EntryResult:
         """From a read entry."""
-        return cls(
-            key=entry.key,
-            content=entry.content,
-            full=entry.full,
-            kind=entry.kind,
-            tags=list(entry.tags),
-            thread=entry.thread,
-            version=entry.version,
-            created_at=iso(entry.created_at),
-            updated_at=iso(entry.updated_at),
-            expires_at=iso(entry.expires_at),
-            original_tokens=entry.original_tokens,
-            compressed_tokens=entry.compressed_tokens,
-        )
+        return _copied(cls, entry)
 
 
 class KeysResult(BaseModel):
@@ -120,6 +123,11 @@ class FitItem(BaseModel):
     )
     total_lines: int = Field(description="for an excerpt: lines of the whole entry")
 
+    @classmethod
+    def of(cls, entry: FitEntry) -> FitItem:
+        """From a selected entry (two fields have shorter names here)."""
+        return _copied(cls, entry, {"time": "event_time", "lines": "line_ranges"})
+
 
 class FitOutput(BaseModel):
     """The entries fit chose, oldest first, and the totals."""
@@ -134,27 +142,8 @@ class FitOutput(BaseModel):
     @classmethod
     def of(cls, result: FitResult, budget_tokens: int) -> FitOutput:
         """From a Fit's result."""
-        return cls(
-            entries=[
-                FitItem(
-                    key=e.key,
-                    form=e.form,
-                    tokens=e.tokens,
-                    score=e.score,
-                    kind=e.kind,
-                    thread=e.thread,
-                    time=iso(e.event_time),
-                    lines=list(e.line_ranges),
-                    total_lines=e.total_lines,
-                )
-                for e in result.entries
-            ],
-            total_tokens=result.total_tokens,
-            budget_tokens=budget_tokens,
-            candidates=result.candidates,
-            left_out=result.left_out,
-            left_out_by_reason=result.left_out_by_reason,
-        )
+        entries = [FitItem.of(e) for e in result.entries]
+        return _copied(cls, result, entries=entries, budget_tokens=budget_tokens)
 
 
 class StatsResult(BaseModel):
@@ -170,4 +159,4 @@ class StatsResult(BaseModel):
     @classmethod
     def of(cls, stats: Stats) -> StatsResult:
         """From Stats."""
-        return cls(**stats.__dict__)
+        return _copied(cls, stats)

@@ -7,7 +7,6 @@ MCP tool error (is_error) carrying the gRPC status and message, never a crash.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, ParamSpec, TypeVar
@@ -18,6 +17,8 @@ from pydantic import Field
 
 from ..client import AsyncClient
 from ..errors import SharedCtxError
+from ..loop_clients import LoopClients
+from ..types import StrategyName
 from .models import (
     DeleteResult,
     EntryResult,
@@ -27,7 +28,6 @@ from .models import (
     KindName,
     PutResult,
     StatsResult,
-    StrategyName,
 )
 from .render import fit_text
 
@@ -61,21 +61,15 @@ class Tools:
     they were made on), made by `connect` on first use."""
 
     def __init__(self, connect: Callable[[], AsyncClient]) -> None:
-        self._connect = connect
-        self._client: tuple[asyncio.AbstractEventLoop, AsyncClient] | None = None
+        self._clients = LoopClients(connect)
 
     def client(self) -> AsyncClient:
         """The client for the running loop."""
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client[0] is not loop:
-            self._client = (loop, self._connect())
-        return self._client[1]
+        return self._clients.get()
 
     async def close(self) -> None:
-        """Close the client's channel."""
-        if self._client is not None:
-            await self._client[1].close()
-            self._client = None
+        """Close the clients' channels."""
+        await self._clients.close()
 
     @tool_errors
     async def put(

@@ -8,15 +8,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..types import FIT_CHOICES
+
 __all__ = ["CHOICES", "FitForm"]
 
-# Each select's values; the first is the server's default (left out of requests).
+# Each select's values; the first is the server's default (left out of requests). The preset
+# is a name the server defines, not one of the request's enums, so it is listed here.
 CHOICES = {
-    "strategy": ("scored", "relevant", "recent"),
-    "form": ("compressed", "full", "auto"),
+    "strategy": FIT_CHOICES["strategy"],
+    "form": FIT_CHOICES["form"],
     "preset": ("default", "headroom"),
-    "adaptive": ("none", "conservative", "moderate", "aggressive"),
-    "fill": ("skip", "stop"),
+    "adaptive": FIT_CHOICES["adaptive"],
+    "fill": FIT_CHOICES["fill"],
 }
 MAX_QUERY = 20_000
 
