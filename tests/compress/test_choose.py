@@ -8,11 +8,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sharedctx_server.compress import CompressConfig, compress, explain, line_has_error
-from sharedctx_server.compress.error_lines import ErrorMemo, error_flags
+from sharedctx_server.compress.error_lines import (
+    ErrorMemo,
+    JudgedLines,
+    carries_error,
+    error_flags,
+    missing_error_lines,
+)
 from sharedctx_server.compress.explanation import explanation_data, explanation_lines
 from sharedctx_server.compress.select import fingerprints
-from sharedctx_server.compress.sizer import count_clusters, optimal_k
-from sharedctx_server.fit import compute_optimal_k, count_unique_simhash, sizer_profile
+from sharedctx_server.compress.sizer import optimal_k
+from sharedctx_server.fit import (
+    compute_optimal_k,
+    count_clusters,
+    count_unique_simhash,
+    sizer_profile,
+)
 from sharedctx_server.tokens import TokenCounter
 
 from .strategies import UNICODE, error_lines, noise_lines, routine_lines
@@ -111,6 +122,35 @@ def test_the_error_scan_finds_exactly_the_error_lines(lines: list[str]) -> None:
     assert ErrorMemo().flags(lines) == expected
     memo = ErrorMemo()
     assert [memo(line) for line in lines] == expected
+
+
+# Lines joined by newlines and by `\n` escapes, some escapes themselves escaped (`\\n`).
+JOINED = st.lists(
+    st.tuples(
+        st.one_of(routine_lines, error_lines, noise_lines), st.sampled_from(["\n", "\\n", "\\\\n"])
+    ),
+    max_size=30,
+).map(lambda parts: "".join(line + sep for line, sep in parts))
+
+
+@settings(max_examples=60, deadline=None)
+@given(JOINED, st.booleans(), st.data())
+def test_judged_lines_answer_as_the_slices_would(
+    text: str, escaped: bool, data: st.DataObject
+) -> None:
+    judged = JudgedLines(text, ErrorMemo(), escaped_newlines=escaped)
+    assert judged.flags == [line_has_error(u) for u in judged.units]
+    for _ in range(20):
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, len(text)))
+        piece = text[start:end]
+        assert judged.carries_error(start, end) == carries_error(
+            piece, escaped_newlines=escaped, is_error=line_has_error
+        )
+        assert judged.is_error_at(start, end) == line_has_error(piece)
+    other = data.draw(JOINED)
+    lost = missing_error_lines(text, other, escaped_newlines=escaped)
+    assert judged.lost(other) == [" ".join(u.split()) for u in lost]
 
 
 @settings(max_examples=40, deadline=None)

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sharedctx_server.compress import compress, explain, missing_error_lines
+from sharedctx_server.compress.listing_parse import Entry, bare_names_only, parse_listing
 from sharedctx_server.tokens import TokenCounter
+
+from .strategies import UNICODE
 
 
 def _ls_lr(folders: int = 12, files: int = 40) -> str:
@@ -127,3 +133,45 @@ def test_a_column_of_words_is_a_listing_only_when_the_tool_says_so(
     }
     named = compress(words, count_tokens=token_counter.count, tool_name="ls")
     assert named.compressor == "listing"
+
+
+# Lines that are, or nearly are, one word (or blank): CSV rows, and the words the listing
+# reader gives a meaning of its own (headers, paths, dots, tree branches, du sizes, tabs).
+_SPECIAL = st.sampled_from(
+    ["", "id,name,size", "3,a,17", "x.py", "name:", ":", ".", "..", "/", "a/b", "├──", "`--",
+     "|--", "123", "4.0K", "total", "ls:", "-rw-r--r--", "drwxr-xr-x"]
+)  # fmt: skip
+# Three special words to one random one.
+_WORDS = st.one_of(_SPECIAL, _SPECIAL, _SPECIAL, st.text(UNICODE, min_size=1, max_size=8))
+_PADDING = st.sampled_from(["", " ", "    ", "\t", "\r", "\u3000", "\t ", "\t\t", " \r"])
+_LINES = st.lists(st.tuples(_PADDING, _WORDS, _PADDING), max_size=6).map(
+    lambda parts: "\n".join(a + w + b for a, w, b in parts)
+)
+
+
+def _check_bare_names_only(text: str) -> None:
+    """What the parse makes of a text `bare_names_only` accepts: no entry at all, or the bare
+    names in one folder that plan_listing turns down for a tool other than ls."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    if not bare_names_only(text, sum(1 for line in lines if line.strip())):
+        return
+    listing = parse_listing(lines)
+    entries = [i for f in listing.folders.values() for i in f.items if isinstance(i, Entry)]
+    if entries:
+        assert listing.style == "ls" and len(listing.folders) < 2
+        assert not any(e.mode for e in entries)
+
+
+# One text per shape the reader gives one-word lines: each would be misjudged without its rule.
+@pytest.mark.parametrize(
+    "text",
+    ["├── ", "`--\t", "123\t ", "4.0K\t\t", "a\n\nname:\nb", "a\n..", "a\nb/c", "a\n/"],
+)
+def test_bare_names_only_turns_down_other_shapes(text: str) -> None:
+    _check_bare_names_only(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES)
+def test_bare_names_only_is_never_wrong(text: str) -> None:
+    _check_bare_names_only(text)

@@ -14,6 +14,7 @@ from sharedctx_server.fit import (
     MODERATE,
     compute_optimal_k,
     compute_unique_bigram_curve,
+    count_clusters,
     count_unique_simhash,
     find_knee,
     simhash,
@@ -57,6 +58,35 @@ def test_count_unique_simhash_clusters_near_duplicates() -> None:
     base = "the quick brown fox jumps over the lazy dog " * 3
     assert count_unique_simhash([base, base, base.upper()]) == 1
     assert count_unique_simhash([base, "something else entirely, unrelated"]) == 2
+
+
+def spec_count_clusters(fingerprints: list[int], threshold: int) -> int:
+    """The spec's greedy scan: each fingerprint compared with every cluster's first so far."""
+    reps: list[int] = []
+    for fp in fingerprints:
+        if not any((fp ^ rep).bit_count() <= threshold for rep in reps):
+            reps.append(fp)
+    return len(reps)
+
+
+# Near-duplicates (a few bits flipped in a few bases) as well as unrelated fingerprints.
+FINGERPRINTS = st.lists(
+    st.one_of(
+        st.integers(0, 2**64 - 1),
+        st.builds(
+            lambda base, bits: base ^ sum(1 << b for b in bits),
+            st.sampled_from([0, 2**64 - 1, 0x0123456789ABCDEF, 0xF0F0F0F0F0F0F0F0]),
+            st.lists(st.integers(0, 63), max_size=12),
+        ),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(FINGERPRINTS, st.integers(-1, 65))
+def test_count_clusters_equals_the_greedy_scan(fingerprints: list[int], threshold: int) -> None:
+    assert count_clusters(fingerprints, threshold) == spec_count_clusters(fingerprints, threshold)
 
 
 def test_bigram_curve() -> None:

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 from .detect import detect_lines
 from .diff import plan_diff
-from .error_lines import split_units
 from .json_compress import compress_json, looks_like_json
 from .listing import plan_listing
 from .log import compress_log
@@ -61,10 +60,9 @@ def _json(source: Source) -> Plan:
     profile = source.config.profile_for(source.tool_name)
 
     def run() -> Attempt:
-        # Judge every line of the document once; the items, strings and the final check
-        # then ask about lines already judged.
-        source.is_error.flags(split_units(source.content, escaped_newlines=True))
-        text = compress_json(source.content, profile, source.config, source.is_error)
+        # Every line of the document is judged once (source.judged_json): the items, the long
+        # strings and the final check in choose.py read those answers.
+        text = compress_json(source.content, profile, source.config, source.judged_json)
         return Attempt(text, ("items of large arrays and long strings, each marked in place",))
 
     return Plan("json", 1.0, "a JSON document", run)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from .candidates import candidates, generic_plan
 from .config import CompressConfig
 from .detect import looks_binary
-from .error_lines import ErrorMemo, missing_error_lines
+from .error_lines import ErrorMemo
 from .markers import has_marker
 from .plan import COMPRESSORS, Compressed, CompressorName, Plan
 from .source import Source
@@ -60,9 +60,7 @@ def _unsafe(plan: Plan, source: Source, text: str) -> str:
         # In a one-line document the unit kept whole is the item carrying an error, which
         # json_compress keeps verbatim; in a multi-line one it is the line.
         if "\n" in content.strip():
-            lost = missing_error_lines(
-                content, text, escaped_newlines=True, is_error=source.is_error
-            )
+            lost = source.judged_json.lost(text)
             if lost:
                 return f"unsafe: would lose {len(lost)} error lines"
         return ""

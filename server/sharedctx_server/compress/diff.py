@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from .markers import form_header, omitted_marker
 from .plan import Attempt, Plan
 from .source import Source
-from .whitespace import collapse_ws
 from .wording import counted
 
 __all__ = ["plan_diff"]
@@ -63,15 +62,13 @@ class _Reader:
 
     def __init__(self, source: Source, head: int, tail: int, max_stat: int) -> None:
         self.lines = source.raw_lines
-        self.errors = set(source.error_lines)
+        # Whether a line is one of the content's error lines (kept as it was, wherever it is).
+        self.error = source.judged.is_error_line
         self.head, self.tail, self.max_stat = head, tail, max_stat
         self.out = _Out()
         self.understood = 0
         authors = Counter(m.group("who") for line in self.lines if (m := _AUTHOR.match(line)))
         self.usual_author = authors.most_common(1)[0][0] if authors else ""
-
-    def error(self, line: str) -> bool:
-        return bool(self.errors) and collapse_ws(line) in self.errors
 
     def seen(self, line: str) -> None:
         """Count a line as understood (blank lines do not count: the share is of non-blank)."""

@@ -17,7 +17,8 @@ has lines of its own, and those are what a shortened string keeps (`escaped_newl
 Judging every line costs tens of microseconds (the graded indicator runs several patterns),
 which over a 1 MiB output is most of a Put. `error_flags` first scans the whole text once for
 the words and shapes any error line must contain (a superset of what the predicate looks for)
-and runs the predicate only on the lines the scan points at.
+and runs the predicate only on the lines the scan points at. `JudgedLines` holds one content's
+lines so judged, once, for every question the compressors and the final check ask of them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from functools import cached_property
+from itertools import accumulate
 
 from sharedctx_server.fit import error_indicator
 
@@ -32,15 +35,18 @@ from .whitespace import collapse_ws
 
 __all__ = [
     "ErrorMemo",
+    "JudgedLines",
     "carries_error",
     "error_flags",
     "line_has_error",
     "line_has_warning",
     "missing_error_lines",
+    "notable",
     "split_units",
 ]
 
-# Frame locations as they read with whitespace collapsed (Go's tab-indented file lines too).
+# Frame locations as they read with whitespace collapsed (Go's tab-indented file lines too):
+# the collapsed forms of frames.py's frame lines, which are matched as written.
 _FRAME_LOCATION = re.compile(
     r'^File "[^"\n]+", line \d+'
     r"|^at [\w$.<>/\[\]-]+\([^()\n]*\)(?: in \S.*)?$"
@@ -52,12 +58,14 @@ _FAILED_ASSERTION = re.compile(r"^E \S|\bAssertionError\b|\b[Aa]ssertion\b.*\bfa
 _WARNING = re.compile(r"\bwarn(?:ing|ings|ed)?\b|\w+Warning\b|\bdeprecated\b", re.IGNORECASE)
 _NO_WARNING = re.compile(r"\b(?:no|0|zero)\s+warnings?\b", re.IGNORECASE)
 _UNIT_BREAK = re.compile(r"\n|\\n")
+_NEWLINE = re.compile(r"\n")
 
 # Below this many lines the scan costs more than asking the predicate about each line.
 _SCAN_MIN_UNITS = 4
 
 # Substrings (of the lowercased text) at least one of which every error line contains: the
 # vocabulary of `error_indicator`'s signals and of _FAILED_ASSERTION, each cut to a stem.
+# Not derived from fit's _CUES: its loose cues ("at ", "rc", "code") flag 2.6x the lines.
 _NEEDLES = (
     "err",
     "exception",
@@ -126,6 +134,12 @@ def line_has_warning(line: str) -> bool:
     if "warn" not in lowered and "deprecated" not in lowered:
         return False
     return _WARNING.search(line) is not None and _NO_WARNING.search(line) is None
+
+
+def notable(line: str, is_error_line: bool) -> bool:
+    """Whether the line compressors keep `line` with the lines around it: it is an error line
+    (`is_error_line`, judged already) or a warning."""
+    return is_error_line or line_has_warning(line)
 
 
 def _may_be_error(line: str) -> bool:
@@ -266,3 +280,104 @@ def missing_error_lines(
         for unit, error in zip(units, error_flags(units, is_error), strict=True)
         if error and collapse_ws(unit) not in kept
     ]
+
+
+class JudgedLines:
+    """A text cut into lines (with `escaped_newlines`, at `\\n` escapes too), each judged once.
+
+    Every compressor of one content asks about the same lines: is this line of the content one
+    of its error lines, does this span of a JSON document hold one, which error lines did a
+    compressed form lose. The answers come from one judgement of every line (through the
+    content's ErrorMemo, on first use); only a line a span cuts through is judged again, as
+    the piece the span holds, which is what `carries_error` of that piece would judge.
+    """
+
+    def __init__(self, text: str, is_error: ErrorMemo, *, escaped_newlines: bool = False) -> None:
+        self.text = text
+        self.is_error = is_error
+        self.escaped_newlines = escaped_newlines
+
+    @cached_property
+    def units(self) -> list[str]:
+        """The lines, as `split_units` cuts them."""
+        return split_units(self.text, escaped_newlines=self.escaped_newlines)
+
+    @cached_property
+    def flags(self) -> list[bool]:
+        """Whether each of `units` carries an error indicator."""
+        return self.is_error.flags(self.units)
+
+    @cached_property
+    def error_lines(self) -> list[str]:
+        """The error lines in order, whitespace collapsed (as a compressed form is searched)."""
+        return [collapse_ws(u) for u, e in zip(self.units, self.flags, strict=True) if e]
+
+    @cached_property
+    def _error_set(self) -> frozenset[str]:
+        return frozenset(self.error_lines)
+
+    def is_error_line(self, line: str) -> bool:
+        """Whether `line` is one of the text's error lines, however its whitespace is written
+        (as read, right-stripped or normalised: collapsed, those read the same)."""
+        return bool(self._error_set) and collapse_ws(line) in self._error_set
+
+    def is_notable(self, line: str) -> bool:
+        """Whether `line` is one of the text's error lines or a warning (see `notable`)."""
+        return notable(line, self.is_error_line(line))
+
+    def lost(self, compressed: str) -> list[str]:
+        """The error lines (collapsed) that `compressed` lacks, comparing lines collapsed: what
+        `missing_error_lines` finds."""
+        if not self.error_lines:
+            return []
+        units = split_units(compressed, escaped_newlines=self.escaped_newlines)
+        kept = {collapse_ws(u) for u in units}
+        return [line for line in self.error_lines if line not in kept]
+
+    @cached_property
+    def _bounds(self) -> tuple[list[int], list[int]]:
+        """Where each of `units` starts and ends in the text."""
+        breaks = _UNIT_BREAK if self.escaped_newlines else _NEWLINE
+        starts, ends = [0], []
+        for m in breaks.finditer(self.text):
+            ends.append(m.start())
+            starts.append(m.end())
+        ends.append(len(self.text))
+        return starts, ends
+
+    @cached_property
+    def _errors_before(self) -> list[int]:
+        """How many of the first i units carry an error, for every i."""
+        return list(accumulate(self.flags, initial=0))
+
+    def _judge(self, unit: int, start: int, end: int) -> bool:
+        """Whether text[start:end], within line `unit`, carries an error (read off the flags
+        when it is the whole line)."""
+        starts, ends = self._bounds
+        if start == starts[unit] and end == ends[unit]:
+            return self.flags[unit]
+        return self.is_error(self.text[start:end])
+
+    def is_error_at(self, start: int, end: int) -> bool:
+        """Whether text[start:end], read as one line, carries an error indicator."""
+        unit = bisect_right(self._bounds[0], start) - 1
+        return self._judge(unit, start, end)
+
+    def carries_error(self, start: int, end: int) -> bool:
+        """`carries_error(text[start:end])`, cutting lines as this text does: the lines the
+        span holds whole are read off the flags."""
+        starts, ends = self._bounds
+        first = bisect_right(starts, start) - 1
+        last = bisect_right(starts, end) - 1
+        if start > ends[first] or end > ends[last]:
+            # The span starts or ends inside a two-character `\n` escape: no JSON item or
+            # line does, so this is judged the plain way.
+            piece = self.text[start:end]
+            return carries_error(
+                piece, escaped_newlines=self.escaped_newlines, is_error=self.is_error
+            )
+        if first == last:
+            return self._judge(first, start, end)
+        if self._judge(first, start, ends[first]) or self._judge(last, starts[last], end):
+            return True
+        return self._errors_before[last] > self._errors_before[first + 1]

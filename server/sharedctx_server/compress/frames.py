@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["FRAME_LOCATION", "Frame", "find_frames", "frame_blocks"]
+__all__ = ["Frame", "find_frames", "frame_blocks"]
 
 _PY_FRAME = re.compile(r'^([ \t]*)File "[^"\n]+", line \d+')
 _JAVA_FRAME = r"^[ \t]*at [\w$.<>/\[\]-]+\([^()\n]*\)(?: in \S.*)?[ \t]*$"
@@ -17,9 +17,6 @@ _AT_FRAME = re.compile(f"{_JAVA_FRAME}|{_JS_FRAME}")
 _GO_FILE = re.compile(r"^\t\S+\.go:\d+(?: \+0x[0-9a-f]+)?[ \t]*$")
 _RUST_HEAD = re.compile(r"^[ \t]*\d+:\s+\S")
 _RUST_AT = re.compile(r"^[ \t]+at \S+:\d+(?::\d+)?[ \t]*$")
-
-# A line that only says where a frame is (no error of its own): see error_lines.
-FRAME_LOCATION = re.compile(f"{_PY_FRAME.pattern}|{_AT_FRAME.pattern}|{_GO_FILE.pattern}")
 
 
 @dataclass(frozen=True)

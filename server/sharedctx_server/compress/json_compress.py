@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
-from collections.abc import Callable
 
 from sharedctx_server.fit import SizerProfile
 
 from .config import CompressConfig
-from .error_lines import carries_error, line_has_error
+from .error_lines import ErrorMemo, JudgedLines
 from .json_scan import Node, scan_json
 from .json_strings import shorten_string
 from .markers import OMITTED_KEY, json_items_marker, json_keys_marker
@@ -57,10 +56,10 @@ class _Renderer:
         long_strings: list[tuple[int, int]],
         profile: SizerProfile,
         config: CompressConfig,
-        is_error: Callable[[str], bool],
+        judged: JudgedLines,
     ) -> None:
         self.text = text
-        self.is_error = is_error
+        self.judged = judged
         self.long_strings = long_strings
         self.long_starts = [s for s, _ in long_strings]
         self.profile = profile
@@ -79,9 +78,8 @@ class _Renderer:
         while i < len(self.long_strings) and self.long_strings[i][0] < end:
             s, e = self.long_strings[i]
             parts.append(self.text[pos:s])
-            parts.append(
-                shorten_string(self.text[s:e], self.config.json_string_keep_chars, self.is_error)
-            )
+            keep = self.config.json_string_keep_chars
+            parts.append(shorten_string(self.text[s:e], keep, self.judged, s))
             pos = e
             i += 1
         parts.append(self.text[pos:end])
@@ -133,8 +131,7 @@ class _Renderer:
         if self.multiline and self.text.find("\n", node.start, node.end) < 0:
             line_start = self.text.rfind("\n", 0, node.start) + 1
             line_end = self.text.find("\n", node.end)
-            line = self.text[line_start : line_end if line_end >= 0 else len(self.text)]
-            if carries_error(line, escaped_newlines=True, is_error=self.is_error):
+            if self.judged.carries_error(line_start, line_end if line_end >= 0 else len(self.text)):
                 return everything
         # Judged like log lines: records that differ only in ids, numbers and times are alike.
         # A large item is judged by its start: hashing all of a 1 MiB document's items would
@@ -148,7 +145,7 @@ class _Renderer:
         required.update(
             i
             for i, (s, v) in enumerate(zip(starts, node.values, strict=True))
-            if carries_error(self.text[s : v.end], escaped_newlines=True, is_error=self.is_error)
+            if self.judged.carries_error(s, v.end)
         )
         kept = set(pick_distinct(prints, k, required))
         # Tiny items (a list of short names) can cost less than the markers standing for them.
@@ -160,13 +157,16 @@ class _Renderer:
 
 
 def compress_json(
-    text: str,
-    profile: SizerProfile,
-    config: CompressConfig,
-    is_error: Callable[[str], bool] = line_has_error,
+    text: str, profile: SizerProfile, config: CompressConfig, judged: JudgedLines | None = None
 ) -> str:
-    """`text` (a JSON array or object) with large containers sized and long strings shortened."""
+    """`text` (a JSON array or object) with large containers sized and long strings shortened.
+
+    `judged` is `text` cut into lines at newlines and `\\n` escapes (a caller that judged them
+    already passes its own); items and string lines are judged by it.
+    """
+    if judged is None:
+        judged = JudgedLines(text, ErrorMemo(), escaped_newlines=True)
     scan = scan_json(text, config.json_max_depth, config.json_long_string_chars)
-    renderer = _Renderer(text, scan.long_strings, profile, config, is_error)
+    renderer = _Renderer(text, scan.long_strings, profile, config, judged)
     root = scan.root
     return text[: root.start] + renderer.render(root) + text[root.end :]

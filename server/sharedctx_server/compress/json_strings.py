@@ -9,9 +9,8 @@ minified code) is cut after its first characters.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
-from .error_lines import error_flags, line_has_error
+from .error_lines import JudgedLines, error_flags
 from .markers import chars_marker, lines_marker
 
 __all__ = ["shorten_string"]
@@ -39,16 +38,27 @@ def _cut_line(segment: str, keep_chars: int) -> str:
 
 
 def shorten_string(
-    raw: str, keep_chars: int, is_error: Callable[[str], bool] = line_has_error
+    raw: str, keep_chars: int, judged: JudgedLines | None = None, at: int = 0
 ) -> str:
-    """`raw` (a JSON string literal, quotes included) shortened, or `raw` if that saves nothing."""
+    """`raw` (a JSON string literal, quotes included) shortened, or `raw` if that saves nothing.
+
+    `judged` is the document `raw` sits in at offset `at`, its lines judged already; without
+    it the string's lines are judged here.
+    """
     inner = raw[1:-1]
     bounds = [m.start() for m in _ESCAPE.finditer(inner) if m.group() == "\\n"]
     starts = [0] + [b + 2 for b in bounds]
     ends = bounds + [len(inner)]
     segments = [inner[s:e] for s, e in zip(starts, ends, strict=True)]
-    # Segments hold no \n escape, so each is one line: judged in one scan of them all.
-    errors = error_flags(segments, is_error)
+    # Segments hold no \n escape, so each is one line.
+    if judged is None:
+        errors = error_flags(segments)
+    else:
+        inner_at = at + 1  # after the opening quote
+        errors = [
+            judged.is_error_at(inner_at + s, inner_at + e)
+            for s, e in zip(starts, ends, strict=True)
+        ]
     keep = list(errors)
     total = 0
     for i, seg in enumerate(segments):

@@ -20,7 +20,15 @@ from __future__ import annotations
 from collections import Counter
 
 from .listing_names import MIN_BRACE, Usual, braced, display_items, extension, stems, usual_of
-from .listing_parse import Entry, Folder, Listing, Other, folder_key, parse_listing
+from .listing_parse import (
+    Entry,
+    Folder,
+    Listing,
+    Other,
+    bare_names_only,
+    folder_key,
+    parse_listing,
+)
 from .markers import form_header, omitted_marker
 from .plan import Attempt, Plan
 from .source import Source
@@ -32,6 +40,8 @@ __all__ = ["plan_listing"]
 
 _MIRROR_SHARE = 0.9  # of a folder's files named after its parent's: a derived folder
 _PROBE_LINES = 200  # lines from each end of a large text judged before reading it all
+# Tools whose output a column of bare words is a listing of.
+_LISTING_TOOLS = ("ls", "dir", "find", "tree")
 
 
 class _Renderer:
@@ -43,6 +53,7 @@ class _Renderer:
         self.mirrored = 0
         self.shared = 0  # folders written on a line shared with same-named siblings
         self.root = self._root()
+        self._stems: dict[str, set[str]] = {}  # folder path -> its files' stems
 
     def _root(self) -> str:
         paths = [p for p in self.listing.folders if p not in (".", "/")]
@@ -129,12 +140,20 @@ class _Renderer:
             out += others
         return out
 
+    def _file_stems(self, folder: Folder) -> set[str]:
+        """The stems of a folder's files, read once: each of its sub-folders asks for them."""
+        found = self._stems.get(folder.path)
+        if found is None:
+            entries = [i for i in folder.items if isinstance(i, Entry)]
+            found = self._stems[folder.path] = stems(entries)
+        return found
+
     def _names(self, folder: Folder, entries: list[Entry]) -> str:
         up = folder.path.rsplit("/", 1)[0] if "/" in folder.path.strip("/") else "."
         parent = self.listing.folders.get(folder_key(up))
         files = [e for e in entries if not e.is_dir]
         if parent is not None and parent is not folder and len(files) >= MIN_BRACE:
-            theirs = stems([i for i in parent.items if isinstance(i, Entry)])
+            theirs = self._file_stems(parent)
             mine = [e.name.split(".", 1)[0] for e in files]
             if sum(1 for s in mine if s in theirs) >= _MIRROR_SHARE * len(mine):
                 self.mirrored += len(files)
@@ -222,20 +241,23 @@ def _render(listing: Listing, source: Source) -> Attempt:
 def _keep_error_lines(listing: Listing, source: Source) -> None:
     """An entry whose line reads as an error (`errors.py`, `failed.log`) also keeps its line:
     error lines are never dropped, and the line is the unit in which one is kept."""
-    errors = set(source.error_lines)
-    if not errors:
+    if not source.error_lines:
         return
     for folder in listing.folders.values():
         extra = [
             Other(collapse_ws(i.line), True)
             for i in folder.items
-            if isinstance(i, Entry) and i.line and collapse_ws(i.line) in errors
+            if isinstance(i, Entry) and source.judged.is_error_line(i.line)
         ]
         folder.items += extra
 
 
 def plan_listing(source: Source) -> Plan | None:
     """The listing compressor, if most of the content's lines are a listing."""
+    if source.tool not in _LISTING_TOOLS and bare_names_only(
+        source.content, len(source.nonblank_raw)
+    ):
+        return None  # bare names in one folder, not a listing for this tool (see below)
     raw = source.raw_lines
     if len(raw) > 2 * _PROBE_LINES:
         # Judge a sample from the start and the end before reading the whole of a large text.
@@ -251,7 +273,7 @@ def plan_listing(source: Source) -> Plan | None:
     names_only = listing.style in ("ls", "find") and all(
         not e.mode for f in listing.folders.values() for e in f.items if isinstance(e, Entry)
     )
-    if names_only and listing.style == "ls" and source.tool not in ("ls", "dir", "find", "tree"):
+    if names_only and listing.style == "ls" and source.tool not in _LISTING_TOOLS:
         # A column of bare words is a listing only when the tool says so or ls -R headed it.
         if len(listing.folders) < 2:
             return None

@@ -13,7 +13,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Entry", "Folder", "Listing", "Other", "folder_key", "parse_listing", "size_bytes"]
+__all__ = [
+    "Entry",
+    "Folder",
+    "Listing",
+    "Other",
+    "bare_names_only",
+    "folder_key",
+    "parse_listing",
+    "size_bytes",
+]
 
 # ls -l, with the inode and block columns of -i / -s (and find -ls) in front. The date is the
 # locale's "Mon DD HH:MM" / "Mon DD YYYY", "DD Mon ...", or --time-style=long-iso / full-iso.
@@ -32,7 +41,12 @@ _TOTAL = re.compile(r"^total\s+[\d.,]+[KMGTPE]?$")
 _TOOL_MESSAGE = re.compile(r"^(?:ls|find|du|tree|stat|g?ls|gfind|gdu):\s")
 _HEADER = re.compile(r"^(?P<path>\S.*):$")
 # tree: "├── ", "└── ", "│   " (and --charset=ascii "|-- ", "`-- ", "|   "), four columns a level.
-_TREE = re.compile(r"^(?P<prefix>(?:[│|] {3}|    )*)(?:├──|└──|\|--|`--)\s(?P<rest>.*)$")
+_TREE_BRANCHES = ("├──", "└──", "|--", "`--")
+_TREE = re.compile(
+    r"^(?P<prefix>(?:[│|] {3}|    )*)(?:"
+    + "|".join(re.escape(b) for b in _TREE_BRANCHES)
+    + r")\s(?P<rest>.*)$"
+)
 _TREE_ATTRS = re.compile(r"^\[(?P<attrs>[^\]]*)\]\s+(?P<name>.*)$")
 _TREE_SUMMARY = re.compile(r"^\d+ director(?:y|ies)(?:, \d+ files?)?$")
 _DU = re.compile(r"^(?P<size>[\d.,]+[KMGTPE]?)\t(?P<path>.+)$")
@@ -288,3 +302,20 @@ def parse_listing(lines: list[str]) -> Listing:
         listing.nonblank += 1
     _mark_parent_folders(listing)
     return listing
+
+
+def bare_names_only(text: str, nonblank: int) -> bool:
+    """Whether `parse_listing` can read `text` (of `nonblank` non-blank lines) as nothing but
+    bare names in one folder, the `ls -1` shape a CSV without spaces has. Cheap: one split.
+
+    It can when every non-blank line is one word (as many words as lines) and no word is a
+    path, a folder header (`name:`), `.`, `..` or a tree branch, in a text without tabs (a du
+    line is a size, a tab and a path). Such a line matches none of the reader's shapes but a
+    bare name of the current folder, and no line ever changes that folder.
+    """
+    if "\t" in text or "/" in text:
+        return False
+    words = text.split()
+    if len(words) != nonblank:
+        return False  # a line holds spaces: it may be an entry of another shape
+    return not any(w[-1] == ":" or w in (".", "..") or w in _TREE_BRANCHES for w in words)

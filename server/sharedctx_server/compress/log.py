@@ -24,7 +24,7 @@ import numpy.typing as npt
 from sharedctx_server.fit import SizerProfile
 
 from .config import CompressConfig
-from .error_lines import line_has_warning
+from .error_lines import notable
 from .markers import lines_marker, similar_marker
 from .masking import line_keys
 from .select import fingerprints, pick_distinct
@@ -108,16 +108,16 @@ def _collapse_runs(
         # A run folds when it is long enough and repeats its templates at least twice.
         if length >= config.min_run and length >= 2 * len(templates) + 1:
             shown = [records[t] for t in templates]
-            notable = any(r.error or line_has_warning(r.line) for r in shown)
+            kept_with_context = any(notable(r.line, r.error) for r in shown)
             marker = similar_marker(length - len(templates) - 1)
             lines = (*(r.line for r in shown), marker, records[j - 1].line)
             span = sum(r.span for r in records[i:j])
-            units.append(_Unit(lines, span, i, notable, pinned=False))
+            units.append(_Unit(lines, span, i, kept_with_context, pinned=False))
             i = j
             continue
         # Too short to fold: keep this line and look for a run from the next one.
-        notable = first.error or line_has_warning(first.line)
-        units.append(_Unit((first.line,), first.span, i, notable, pinned=first.frame))
+        kept_with_context = notable(first.line, first.error)
+        units.append(_Unit((first.line,), first.span, i, kept_with_context, pinned=first.frame))
         i += 1
     return units
 

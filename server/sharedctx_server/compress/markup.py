@@ -19,7 +19,6 @@ from html.parser import HTMLParser
 from .markers import form_header
 from .plan import Attempt, Plan
 from .source import Source
-from .whitespace import collapse_ws
 from .wording import counted
 
 __all__ = ["plan_markup"]
@@ -123,9 +122,8 @@ def _html(source: Source) -> Attempt:
     parser.feed(source.content)
     parser.close()
     lines = _tidy("".join(parser.parts))
-    kept = {collapse_ws(line) for line in lines}
     # Error lines the text lost (an error inside an attribute or a dropped script) go last.
-    lines += [line for line in source.error_lines if line not in kept]
+    lines += source.judged.lost("\n".join(lines))
     summary = (
         f"HTML as text: {counted(len(source.content), 'character')} of markup reduced to text; "
         f"dropped tags, {counted(parser.dropped_elements, 'script/style/nav block')}, "
@@ -136,7 +134,6 @@ def _html(source: Source) -> Attempt:
 
 
 def _markdown(source: Source) -> Attempt:
-    errors = set(source.error_lines)
     out: list[str] = []
     counts = {"links": 0, "images": 0, "tags": 0}
     fenced = False
@@ -144,7 +141,7 @@ def _markdown(source: Source) -> Attempt:
     for line in text.split("\n"):
         if _MD_FENCE.match(line):
             fenced = not fenced
-        if fenced or (errors and collapse_ws(line) in errors):
+        if fenced or source.judged.is_error_line(line):
             out.append(line.rstrip())
             continue
         new = _MD_BADGE.sub("", line)

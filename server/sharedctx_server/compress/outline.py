@@ -18,7 +18,6 @@ import re
 from .markers import form_header, omitted_marker
 from .plan import Attempt, Plan
 from .source import Source
-from .whitespace import collapse_ws
 from .wording import counted
 
 __all__ = ["plan_source"]
@@ -266,8 +265,7 @@ def _language(text: str) -> str:
 
 def _render(source: Source, language: str) -> Attempt:
     lines = [line.rstrip() for line in source.raw_lines]
-    errors = set(source.error_lines)
-    flags = [bool(errors) and collapse_ws(line) in errors for line in lines]
+    flags = [source.judged.is_error_line(line) for line in lines]
     if language == "python":
         reader = _Python(lines, flags)
         reader.block(0, len(lines))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from functools import cached_property
 
 from .config import CompressConfig, tool_key
-from .error_lines import ErrorMemo, error_flags
-from .whitespace import collapse_ws, normalise_lines
+from .error_lines import ErrorMemo, JudgedLines
+from .whitespace import normalise_lines
 
 __all__ = ["Source"]
 
@@ -37,32 +37,41 @@ class Source:
     @cached_property
     def raw_lines(self) -> list[str]:
         """The lines as written, without a carriage return before each newline."""
-        return [line.removesuffix("\r") for line in self.content.split("\n")]
+        return [line.removesuffix("\r") for line in self.judged.units]
 
     @cached_property
     def lines(self) -> list[str]:
         """Whitespace-normalised lines (trailing blanks gone, inner runs collapsed)."""
-        return normalise_lines(self.content.split("\n"))
+        return normalise_lines(self.judged.units)
+
+    @cached_property
+    def judged(self) -> JudgedLines:
+        """The content's lines, each judged once: `judged.is_error_line(line)` says whether a
+        line of the content (raw, stripped or normalised) is one of its error lines.
+
+        Judged on the lines as written: collapsed, a line reads the same before and after
+        normalisation, and a compressor that never needs `lines` saves normalising them.
+        Its `units` are the content split at newlines, which `raw_lines` and `lines` reuse.
+        """
+        return JudgedLines(self.content, self.is_error)
+
+    @cached_property
+    def judged_json(self) -> JudgedLines:
+        """The content's lines as a JSON document has them (also cut at `\\n` escapes)."""
+        return JudgedLines(self.content, self.is_error, escaped_newlines=True)
 
     @cached_property
     def errors(self) -> list[bool]:
         """Whether each of `lines` carries an error indicator."""
-        found = set(self.error_lines)
-        if not found:
+        if not self.error_lines:
             return [False] * len(self.lines)
-        # A line reads the same collapsed before and after normalisation (see error_lines).
-        return [collapse_ws(line) in found for line in self.lines]
+        is_error_line = self.judged.is_error_line
+        return [is_error_line(line) for line in self.lines]
 
-    @cached_property
+    @property
     def error_lines(self) -> list[str]:
-        """The error lines, whitespace collapsed (the form in which a compressed one is sought).
-
-        Read off the raw lines: collapsed, a line reads the same before and after
-        normalisation, and a compressor that never needs `lines` saves normalising them.
-        """
-        raw = self.raw_lines
-        flags = error_flags(raw, self.is_error)
-        return [collapse_ws(line) for line, e in zip(raw, flags, strict=True) if e]
+        """The error lines, whitespace collapsed (the form in which a compressed one is sought)."""
+        return self.judged.error_lines
 
     @cached_property
     def nonblank_raw(self) -> list[str]:
@@ -71,7 +80,4 @@ class Source:
 
     def missing_errors(self, text: str) -> int:
         """How many of the content's error lines `text` lacks (compared whitespace-collapsed)."""
-        if not self.error_lines:
-            return 0
-        kept = {collapse_ws(line) for line in text.split("\n")}
-        return sum(1 for line in self.error_lines if line not in kept)
+        return len(self.judged.lost(text))

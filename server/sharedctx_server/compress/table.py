@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from .error_lines import line_has_warning
 from .markers import form_header, omitted_marker
 from .plan import Attempt, Plan
 from .source import Source
@@ -62,10 +61,6 @@ def _number(value: str) -> float | None:
     return number * _UNIT_SCALE.get(unit[:1].upper(), 1.0)
 
 
-def _column(table: Table, c: int) -> list[str]:
-    return [row[c] for row in table.values]
-
-
 def _numeric(values: list[str]) -> list[float | None] | None:
     filled = [v for v in values if v]
     if not filled:
@@ -88,9 +83,32 @@ def _categorical(values: list[str]) -> Counter[str] | None:
     return counts
 
 
-class _Selection:
-    def __init__(self, table: Table, source: Source) -> None:
+class _Columns:
+    """A table's columns, each read (and tried as numbers) once: rare values, the largest rows
+    and the key column all ask about the same columns."""
+
+    def __init__(self, table: Table) -> None:
         self.table = table
+        self._values: dict[int, list[str]] = {}
+        self._numbers: dict[int, list[float | None] | None] = {}
+
+    def values(self, c: int) -> list[str]:
+        """Column `c`'s value in each row."""
+        if c not in self._values:
+            self._values[c] = [row[c] for row in self.table.values]
+        return self._values[c]
+
+    def numeric(self, c: int) -> list[float | None] | None:
+        """Column `c` as numbers, None when it does not hold numbers (see `_numeric`)."""
+        if c not in self._numbers:
+            self._numbers[c] = _numeric(self.values(c))
+        return self._numbers[c]
+
+
+class _Selection:
+    def __init__(self, table: Table, columns: _Columns, source: Source) -> None:
+        self.table = table
+        self.columns = columns
         self.source = source
         self.keep: set[int] = set()  # row positions
         self.why: list[str] = []
@@ -102,12 +120,7 @@ class _Selection:
         self.keep.update(range(min(n, config.table_head_rows)))
         self.keep.update(range(max(0, n - config.table_tail_rows), n))
         lines = self.source.raw_lines
-        errors = set(self.source.error_lines)
-        notable = [
-            r
-            for r, i in enumerate(table.rows)
-            if collapse_ws(lines[i]) in errors or line_has_warning(lines[i])
-        ]
+        notable = [r for r, i in enumerate(table.rows) if self.source.judged.is_notable(lines[i])]
         if notable:
             self.keep.update(notable)
             self.why.append("errors and warnings")
@@ -119,8 +132,8 @@ class _Selection:
         n = len(table.rows)
         found: list[tuple[int, int, str, Counter[str]]] = []
         for c, name in enumerate(table.columns):
-            counts = _categorical(_column(table, c))
-            if counts is None or _numeric(_column(table, c)) is not None:
+            counts = _categorical(self.columns.values(c))
+            if counts is None or self.columns.numeric(c) is not None:
                 continue
             # Status-like names first, then the columns with the fewest values.
             found.append((0 if _STATUS_COLUMN.search(name) else 1, len(counts), name, counts))
@@ -141,7 +154,7 @@ class _Selection:
         for c, name in enumerate(table.columns):
             if len(measured) == _TOP_COLUMNS or _ID_COLUMN.match(name):
                 continue
-            numbers = _numeric(_column(table, c))
+            numbers = self.columns.numeric(c)
             if numbers is None or len({x for x in numbers if x is not None}) < 2:
                 continue
             ranked = sorted(
@@ -154,14 +167,14 @@ class _Selection:
             self.why.append("largest " + "/".join(measured))
 
 
-def _key_column(table: Table) -> int | None:
+def _key_column(columns: _Columns) -> int | None:
     """The column naming each row (package names), when the table is narrow enough to list
     it cheaply: distinct values that stay distinct with their digits masked."""
-    if len(table.columns) > _KEY_COLUMNS:
+    if len(columns.table.columns) > _KEY_COLUMNS:
         return None
-    values = _column(table, 0)
+    values = columns.values(0)
     shapes = {re.sub(r"\d+", "#", v) for v in values}
-    if len(shapes) < 0.9 * len(values) or _numeric(values) is not None:
+    if len(shapes) < 0.9 * len(values) or columns.numeric(0) is not None:
         return None
     return 0
 
@@ -177,7 +190,8 @@ def _aligned_rows(table: Table, positions: list[int]) -> list[str]:
 
 
 def _render(table: Table, source: Source) -> Attempt:
-    pick = _Selection(table, source)
+    columns = _Columns(table)
+    pick = _Selection(table, columns, source)
     pick.select()
     kept = sorted(pick.keep)
     n = len(table.rows)
@@ -189,7 +203,7 @@ def _render(table: Table, source: Source) -> Attempt:
     else:
         header = raw[start].strip() if table.header is not None else ""
         rows = {r: raw[table.rows[r]].strip() for r in kept}
-    key = _key_column(table)
+    key = _key_column(columns)
     body: list[str] = [collapse_ws(raw[i]) for i in table.others if i < start]
     if header:
         body.append(header)

@@ -131,11 +131,10 @@ def _marker(run: list[int], read: _Read, lines: list[str]) -> str:
 
 def _render(source: Source, read: _Read) -> Attempt:
     lines = [line.rstrip() for line in source.raw_lines]
-    errors = set(source.error_lines)
     body: list[str] = []
     run: list[int] = []
     for i, line in enumerate(lines):
-        if i in read.passes and not (errors and " ".join(line.split()) in errors):
+        if i in read.passes and not source.judged.is_error_line(line):
             run.append(i)
             continue
         if run and (line.strip() or i == len(lines) - 1):

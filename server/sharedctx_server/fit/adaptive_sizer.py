@@ -15,7 +15,7 @@ from types import MappingProxyType
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.fit.simhash import popcount64, simhash, simhash_many
+from sharedctx_server.fit.simhash import simhash, simhash_many
 
 __all__ = [
     "AGGRESSIVE",
@@ -25,6 +25,7 @@ __all__ = [
     "SizerProfile",
     "compute_optimal_k",
     "compute_unique_bigram_curve",
+    "count_clusters",
     "count_unique_simhash",
     "find_knee",
     "simhash",
@@ -33,9 +34,6 @@ __all__ = [
 
 # Kana, CJK ideographs (and extension A), Hangul syllables, compatibility ideographs.
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-
-# Below this many clusters a Python loop over them beats a numpy call per item.
-_SMALL_CLUSTER_COUNT = 24
 
 # Exact integers survive the float64 path of find_knee only up to 2**53.
 _FLOAT_EXACT = 2**53
@@ -72,30 +70,60 @@ def count_unique_simhash(items: Sequence[str], threshold: int = 3) -> int:
     """Greedy SimHash clusters in item order: Hamming distance <= threshold to a cluster's first."""
     if len(items) == 0:
         return 0
-    return _count_clusters(simhash_many(items).tolist(), threshold)
+    return count_clusters(simhash_many(items).tolist(), threshold)
 
 
-def _count_clusters(fingerprints: list[int], threshold: int) -> int:
-    reps = np.empty(len(fingerprints), dtype=np.uint64)
-    rep_list: list[int] = []
+# A block of the cluster index: the clusters' firsts by the block's value, its shift and mask.
+_Block = tuple[dict[int, list[int]], int, int]
+
+
+def count_clusters(fingerprints: Sequence[int], threshold: int = 3) -> int:
+    """Greedy clusters of 64-bit fingerprints in order: a fingerprint within `threshold` bits
+    of an earlier cluster's first joins it, else it opens a cluster of its own.
+
+    For callers that have the fingerprints already (the compressors pick distinct items with
+    them). A large output has thousands of distinct lines, so clusters are found through
+    exact-match buckets instead of a scan of every cluster so far: cut into threshold + 1
+    blocks, two fingerprints within `threshold` bits differ in at most `threshold` blocks and
+    so agree exactly on at least one (pigeonhole). Looking a fingerprint up by each of its
+    blocks finds every cluster within reach; only those are compared bit by bit.
+    """
+    if threshold < 0:
+        return len(fingerprints)  # not even equal fingerprints are within reach
+    if threshold >= 64:
+        return min(1, len(fingerprints))  # every fingerprint is within reach of the first
+    index: list[_Block] = [({}, shift, mask) for shift, mask in _blocks(threshold + 1)]
     seen: set[int] = set()
+    count = 0
     for fp in fingerprints:
-        # A repeat of an earlier fingerprint matches whatever that one matched (or itself),
-        # so it can never open a cluster; that shortcut needs distance 0 to count as a match.
-        if threshold >= 0:
-            if fp in seen:
-                continue
-            seen.add(fp)
-        count = len(rep_list)
-        if count < _SMALL_CLUSTER_COUNT:
-            matched = any((fp ^ rep).bit_count() <= threshold for rep in rep_list)
-        else:
-            distances = popcount64(reps[:count] ^ np.uint64(fp))
-            matched = bool((distances <= threshold).any())
-        if not matched:
-            reps[count] = fp
-            rep_list.append(fp)
-    return len(rep_list)
+        if fp in seen:
+            continue  # a repeat matches what its first occurrence matched (or that itself)
+        seen.add(fp)
+        if not _within_reach(fp, index, threshold):
+            count += 1
+            for bucket, shift, mask in index:
+                bucket.setdefault((fp >> shift) & mask, []).append(fp)
+    return count
+
+
+def _blocks(count: int) -> list[tuple[int, int]]:
+    """(shift, mask) of each of `count` blocks that together cover the 64 bits."""
+    out: list[tuple[int, int]] = []
+    shift = 0
+    for b in range(count):
+        width = 64 // count + (b < 64 % count)
+        out.append((shift, (1 << width) - 1))
+        shift += width
+    return out
+
+
+def _within_reach(fp: int, index: list[_Block], threshold: int) -> bool:
+    """Whether a cluster's first that shares a block with `fp` is within `threshold` bits."""
+    for bucket, shift, mask in index:
+        for rep in bucket.get((fp >> shift) & mask, ()):
+            if (fp ^ rep).bit_count() <= threshold:
+                return True
+    return False
 
 
 def compute_unique_bigram_curve(items: Sequence[str]) -> list[int]:
@@ -170,7 +198,7 @@ def compute_optimal_k(
     eff_max = max_k if max_k is not None else n
     if n <= 8:
         return min(n, eff_max)
-    unique = _count_clusters(simhash_many(items).tolist(), 3)
+    unique = count_clusters(simhash_many(items).tolist(), 3)
     return optimal_k_from_clusters(items, unique, bias, min_k, eff_max)
 
 

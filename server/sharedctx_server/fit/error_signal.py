@@ -196,6 +196,7 @@ def error_indicator(text: str) -> float:
 
 # Every signal's cue words, lowercased: a text holding none of them has no error evidence.
 # (The one-letter cue "e" stands for `e123:`, looked for with a pattern.)
+# Not compress.error_lines' narrower _NEEDLES: one check per text affords loose cues.
 _CUES = tuple(sorted({n.lower() for s in _SIGNALS for n in s.needs if len(n) > 1}))
 _E_CODE = re.compile(r"\be\d{3,5}:")
 
