@@ -371,7 +371,7 @@ def test_watch_answers_cleanly(api: Api, namespace: str, token: str) -> None:
 
 # ---- bytes that are not a valid request -----------------------------------------------------
 
-METHODS = ["Put", "PutMany", "Get", "GetMany", "Keys", "Delete", "Stats", "Clear", "Fit"]
+METHODS = ["Put", "PutMany", "Get", "GetMany", "Keys", "Delete", "Touch", "Stats", "Clear", "Fit"]
 
 
 def field(number: int, payload: bytes) -> bytes:

@@ -57,6 +57,22 @@ def test_put_get_keys_delete_round_trip(
     assert json.loads(out)["entries"] == 1
 
 
+def test_touch_prints_each_keys_expiry(
+    threaded_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = ("--target", f"127.0.0.1:{threaded_server.port}", "-n", NS)
+    assert run(capsys, "put", *target, "brief", "x", "--ttl", "60")[0] == 0
+    assert run(capsys, "put", *target, "forever", "y")[0] == 0
+    code, out, _ = run(capsys, "touch", *target, "brief", "forever", "gone")
+    assert code == 0
+    lines = out.splitlines()
+    assert re.fullmatch(r"brief  expires \d{4}-\d\d-\d\dT.*", lines[0])
+    assert lines[1:] == ["forever  never expires", "gone  not found"]
+    code, out, _ = run(capsys, "touch", *target, "brief", "gone", "--json")
+    data = json.loads(out)
+    assert list(data["expires_at"]) == ["brief"] and data["missing"] == ["gone"]
+
+
 def test_errors_print_the_status_and_exit_non_zero(
     threaded_server: RunningServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -19,7 +19,7 @@ from sharedctx.v1 import sharedctx_pb2 as pb
 CALLS = {
     "clear", "close", "delete", "fit", "get", "get_many", "keys", "namespaces", "put", "put_many",
     "reembed",
-    "stats", "watch",
+    "stats", "touch", "watch",
 }  # fmt: skip
 
 

@@ -237,12 +237,38 @@ def test_ttl_in_minutes_expires_items(store: SharedContextStore) -> None:
     store.put(("ttl",), "long", {"v": 2}, ttl=60)
     assert store.get(("ttl",), "short") is not None
     deadline = time.monotonic() + 10
-    while store.get(("ttl",), "short") is not None:
+    # Without refresh_ttl=False, each read would restart the TTL it waits out.
+    while store.get(("ttl",), "short", refresh_ttl=False) is not None:
         assert time.monotonic() < deadline, "the item did not expire"
         time.sleep(0.1)
     assert [i.key for i in store.search(("ttl",))] == ["long"]
     with pytest.raises(ValueError, match="positive number of minutes"):
         store.put(("ttl",), "bad", {"v": 1}, ttl=0)
+
+
+def test_reads_restart_the_ttls_of_the_items_they_return(threaded_server: RunningServer) -> None:
+    target = f"127.0.0.1:{threaded_server.port}"
+    with SharedContextStore(target) as store, Client(target) as client:
+        for key, ttl in (("a", 1.0), ("b", 1.0), ("c", 1.0), ("plain", None)):
+            store.put(("refresh",), key, {"v": key}, ttl=ttl)
+
+        def expiry(key: str) -> Any:
+            return client.get("refresh", key).expires_at
+
+        written = {key: expiry(key) for key in "abc"}
+        time.sleep(0.05)
+        store.get(("refresh",), "a", refresh_ttl=False)
+        store.search(("refresh",), filter={"v": "b"}, refresh_ttl=False)
+        assert {key: expiry(key) for key in "abc"} == written
+        assert store.get(("refresh",), "a") is not None
+        assert [i.key for i in store.search(("refresh",), filter={"v": "b"})] == ["b"]
+        assert expiry("a") > written["a"] and expiry("b") > written["b"]
+        assert expiry("c") == written["c"]  # not returned, not refreshed
+        assert store.get(("refresh",), "plain") is not None
+        assert expiry("plain") is None  # an item without a TTL keeps having none
+        with SharedContextStore(target, ttl={"refresh_on_read": False}) as no_refresh:
+            no_refresh.get(("refresh",), "c")
+        assert expiry("c") == written["c"]
 
 
 def test_the_default_ttl_of_the_ttl_config_applies(threaded_server: RunningServer) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from google.protobuf.message import Message
@@ -104,6 +105,16 @@ def delete(
     req = wire.delete_request(namespace, key, if_version)
     # Unconditional deletes are idempotent; a compare-and-set one is a write like any other.
     return Unary("Delete", req, if_version is None, lambda r: bool(r.deleted), timeout)
+
+
+def touch(
+    namespace: str, keys: Sequence[str], *, timeout: float | None = None
+) -> Unary[dict[str, datetime | None]]:
+    """Restart the TTL of each entry that has one, without rewriting it; returns the live
+    entries' expiry times by key (None: never expires; absent or expired keys are left out)."""
+    req = pb.TouchRequest(namespace=namespace, keys=list(keys))
+    # Safe to retry: a second touch restarts the same TTLs from a moment later.
+    return Unary("Touch", req, True, wire.touched, timeout)
 
 
 def stats(namespace: str, *, timeout: float | None = None) -> Unary[Stats]:

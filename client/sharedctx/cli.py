@@ -1,4 +1,4 @@
-"""The `sharedctx` command: run the server, and put/get/list/delete entries from a shell.
+"""The `sharedctx` command: run the server, and put/get/list/touch/delete entries from a shell.
 
 Other commands come from the `sharedctx.commands` entry-point group: each entry point is named
 after its command and refers to a `Command`. The server package adds `serve`, `compress` and
@@ -168,6 +168,20 @@ def _delete(client: Client, args: argparse.Namespace) -> None:
     emit(args, {"deleted": deleted}, "deleted" if deleted else "not found")
 
 
+def _touch(client: Client, args: argparse.Namespace) -> None:
+    live = client.touch(args.namespace, args.keys)
+    missing = [k for k in dict.fromkeys(args.keys) if k not in live]
+    lines = [
+        f"{key}  expires {when.isoformat()}" if when else f"{key}  never expires"
+        for key, when in live.items()
+    ] + [f"{key}  not found" for key in missing]
+    data = {
+        "expires_at": {k: when.isoformat() if when else None for k, when in live.items()},
+        "missing": missing,
+    }
+    emit(args, data, "\n".join(lines))
+
+
 def _stats(client: Client, args: argparse.Namespace) -> None:
     s = client.stats(args.namespace)
     emit(
@@ -246,6 +260,7 @@ _CLIENT_COMMANDS: dict[str, Callable[[Client, argparse.Namespace], None]] = {
     "keys": _keys,
     "namespaces": _namespaces,
     "delete": _delete,
+    "touch": _touch,
     "stats": _stats,
     "clear": _clear,
     "fit": _fit,
@@ -309,6 +324,11 @@ def _client_parsers(sub: Any) -> None:
     delete = _client_parser(sub, "delete", help="remove an entry")
     delete.add_argument("key")
     delete.add_argument("--if-version", type=int)
+
+    touch = _client_parser(
+        sub, "touch", help="restart the TTL of entries (each its own TTL, from now)"
+    )
+    touch.add_argument("keys", nargs="+", metavar="key")
 
     _client_parser(sub, "stats", help="namespace totals")
     _client_parser(sub, "clear", help="remove every entry of a namespace")

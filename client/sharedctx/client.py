@@ -3,7 +3,7 @@
 Each call is defined once, in calls.py (its request, whether it is idempotent, its reply's
 conversion); `_Calls` makes every definition a method of both clients, and each client only
 carries calls its way (and pages through `keys` on calls.keys_page). Idempotent calls (get,
-get_many, keys, stats, fit, unconditional delete) are retried with backoff on UNAVAILABLE;
+get_many, keys, stats, fit, touch, unconditional delete) are retried with backoff on UNAVAILABLE;
 writes are not, because a lost reply would turn a retry into a second write.
 """
 
@@ -167,6 +167,7 @@ class _Calls:
     get = _UnaryMethod(calls.get)
     get_many = _UnaryMethod(calls.get_many)
     delete = _UnaryMethod(calls.delete)
+    touch = _UnaryMethod(calls.touch)
     stats = _UnaryMethod(calls.stats)
     clear = _UnaryMethod(calls.clear)
     fit = _UnaryMethod(calls.fit)

@@ -174,7 +174,7 @@ class FitResult:
 class Change:
     """One change of a watched namespace."""
 
-    op: str  # put, delete, expire, clear, embed, evict
+    op: str  # put, delete, expire, clear, embed, evict, touch
     key: str
     version: int
     namespace_version: int

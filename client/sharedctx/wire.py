@@ -289,6 +289,11 @@ def fit_result(msg: pb.FitResponse) -> FitResult:
     )
 
 
+def touched(msg: pb.TouchResponse) -> dict[str, datetime | None]:
+    """The live entries' expiry times after a Touch, by key (None: never expires)."""
+    return {e.key: _time(e.expires_at, e.HasField("expires_at")) for e in msg.entries}
+
+
 def change(msg: pb.ChangeEvent) -> Change:
     """A Change from the wire message."""
     return Change(

@@ -203,6 +203,23 @@ class Removal:
 
 
 @dataclass(frozen=True)
+class Renewal:
+    """Touch: restart the TTLs of some entries of one namespace."""
+
+    namespace: str
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Renewed:
+    """A live entry after a Touch: its (unchanged) version and its expiry (0: never)."""
+
+    key: str
+    version: int
+    expires_ms: int
+
+
+@dataclass(frozen=True)
 class NamespaceStats:
     """Totals over a namespace's live entries."""
 

@@ -71,7 +71,9 @@ class Limits:
         "largest content (and compressed form) of an entry, in bytes",
         shown="1048576 (1 MiB)",
     )
-    max_batch_entries: int = _setting(1000, "limits", "most entries per PutMany, keys per GetMany")
+    max_batch_entries: int = _setting(
+        1000, "limits", "most entries per PutMany, keys per GetMany or Touch"
+    )
     max_batch_bytes: int = _setting(
         16 * 1024 * 1024, "limits", "most content bytes per PutMany", shown="16777216 (16 MiB)"
     )

@@ -51,6 +51,11 @@ from ..test_store_rpc import (
     test_version_mismatch_returns_current_version,
     test_without_a_compressed_form_get_returns_the_original,
 )
+from ..test_touch import (
+    test_a_touched_entry_outlives_its_first_ttl_on_every_replica,
+    test_keys_without_a_ttl_are_left_alone_and_absent_or_expired_ones_are_missing,
+    test_watchers_see_the_touch_with_the_entrys_version,
+)
 from ..test_watch_and_replicas import (
     test_a_replica_behind_a_trimmed_log_reloads,
     test_fit_on_one_server_process_sees_a_put_acknowledged_by_another,
@@ -101,4 +106,7 @@ __all__ = [
     "test_watch_resumes_after_a_token_missing_nothing",
     "test_watch_streams_puts_deletes_and_clears",
     "test_without_a_compressed_form_get_returns_the_original",
+    "test_a_touched_entry_outlives_its_first_ttl_on_every_replica",
+    "test_keys_without_a_ttl_are_left_alone_and_absent_or_expired_ones_are_missing",
+    "test_watchers_see_the_touch_with_the_entrys_version",
 ]

@@ -53,6 +53,7 @@ WRITES: dict[str, Call] = {
     "Put": lambda c, ns: c.put(ns, "k", "text"),
     "PutMany": lambda c, ns: c.put_many(ns, [{"key": "k", "content": "text"}]),
     "Delete": lambda c, ns: c.delete(ns, "k"),
+    "Touch": lambda c, ns: c.touch(ns, ["k"]),
 }
 ADMINS: dict[str, Call] = {"Clear": lambda c, ns: c.clear(ns), "Reembed": _reembed}
 # Watch streams until cancelled; denied calls fail on the first read.

@@ -204,10 +204,14 @@ def test_namespace_page_follows_watch(page: Any, ui_url: str, client: Client) ->
     client.delete(NS, "live/doomed")
     row("live/doomed").and_(page.locator(".gone")).wait_for()
     assert row("live/doomed").locator(".change").inner_text() == "deleted"
+    client.put(NS, "live/kept", "still in use", kind="note", ttl_seconds=600)
+    row("live/kept").wait_for()
+    client.touch(NS, ["live/kept"])
+    row("live/kept").locator(".change", has_text="TTL restarted").wait_for()
     client.put(NS, "live/short-lived", "expires in two seconds", kind="log", ttl_seconds=2)
     row("live/short-lived").wait_for()
     row("live/short-lived").and_(page.locator(".gone")).wait_for()
     assert row("live/short-lived").locator(".change").inner_text() == "expired"
-    assert "4 changes" not in page.locator("#live").inner_text()  # counted: 6 so far
-    assert page.locator("#live").inner_text() == "live · 6 changes"
+    assert "4 changes" not in page.locator("#live").inner_text()  # counted: 8 so far
+    assert page.locator("#live").inner_text() == "live · 8 changes"
     shoot(page, "namespace")

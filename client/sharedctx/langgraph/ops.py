@@ -1,6 +1,6 @@
 """The parts of a batch's plan (store.py assembles it; search.py builds on these): entries as
 items, reads by key, the store's namespaces under a prefix, ListNamespacesOp, and the calls of
-the writes."""
+the TTL refreshes and of the writes."""
 
 from __future__ import annotations
 
@@ -138,6 +138,15 @@ def _put_item(key: str, op: PutOp, layout: Layout) -> PutItem:
         kind=KIND,
         tags=(UNINDEXED_TAG,) if unindexed else (),
     )
+
+
+def touch_calls(keys: Mapping[str, Sequence[str]]) -> list[Call]:
+    """The calls that restart the TTLs of `keys` (by sharedctx namespace), each key once."""
+    return [
+        Call("touch", (name, list(chunk)))
+        for name, wanted in keys.items()
+        for chunk in chunks(list(dict.fromkeys(wanted)), _GET_CHUNK)
+    ]
 
 
 def write_calls(puts: Mapping[tuple[tuple[str, ...], str], PutOp], layout: Layout) -> list[Call]:

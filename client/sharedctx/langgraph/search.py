@@ -47,11 +47,14 @@ _PAGE = 100  # entries read per GetMany while listing, and at least per page whe
 Candidate = tuple[tuple[str, ...], str, str, float | None]
 
 
-def search(op: SearchOp, layout: Layout) -> Plan[list[SearchItem]]:
-    """The plan of a SearchOp."""
+def search(
+    op: SearchOp, layout: Layout, expiring: set[tuple[str, str]] | None = None
+) -> Plan[list[SearchItem]]:
+    """The plan of a SearchOp; adds (sharedctx namespace, key) of every item read that has a
+    TTL to `expiring` (for the batch's TTL refresh)."""
     if op.query:
-        return (yield from _ranked(op, layout))
-    return (yield from _listed(op, layout))
+        return (yield from _ranked(op, layout, expiring))
+    return (yield from _listed(op, layout, expiring))
 
 
 def _stop(op: SearchOp) -> int | None:
@@ -63,35 +66,45 @@ def _stop(op: SearchOp) -> int | None:
     return op.offset + op.limit
 
 
-def _matching(candidates: Sequence[Candidate], op: SearchOp) -> Plan[list[SearchItem]]:
+def _matching(
+    candidates: Sequence[Candidate], op: SearchOp, expiring: set[tuple[str, str]] | None
+) -> Plan[list[SearchItem]]:
     """The items of `candidates` (read at once) that pass the filter, in their order; those no
-    longer live or not the store's are skipped."""
+    longer live or not the store's are skipped. Those with a TTL go into `expiring`."""
     wanted: dict[str, list[str]] = {}
     for _, name, key, _ in candidates:
         wanted.setdefault(name, []).append(key)
     entries = yield from read_entries(wanted)
     found: list[SearchItem] = []
     for labels, name, key, score in candidates:
-        item = to_item(entries.get((name, key)), labels, score, found=True)
+        entry = entries.get((name, key))
+        item = to_item(entry, labels, score, found=True)
         if isinstance(item, SearchItem) and values.matches(item.value, op.filter):
             found.append(item)
+            if expiring is not None and entry is not None and entry.expires_at is not None:
+                expiring.add((name, key))
     return found
 
 
-def _listed(op: SearchOp, layout: Layout) -> Plan[list[SearchItem]]:
+def _listed(
+    op: SearchOp, layout: Layout, expiring: set[tuple[str, str]] | None
+) -> Plan[list[SearchItem]]:
     spaces = yield from namespaces_under(op.namespace_prefix, layout)
     stop = _stop(op)
     found: list[SearchItem] = []
     for labels, name in spaces:
         [keys] = yield [Call("keys", (name,), {"page_size": 1000}, listed=True)]
         for page in chunks(keys, _PAGE):
-            found += yield from _matching([(labels, name, key, None) for key in page], op)
+            page_candidates = [(labels, name, key, None) for key in page]
+            found += yield from _matching(page_candidates, op, expiring)
             if stop is not None and len(found) >= stop:
                 return found[op.offset : stop]
     return found[op.offset : op.offset + op.limit]
 
 
-def _ranked(op: SearchOp, layout: Layout) -> Plan[list[SearchItem]]:
+def _ranked(
+    op: SearchOp, layout: Layout, expiring: set[tuple[str, str]] | None
+) -> Plan[list[SearchItem]]:
     spaces = yield from namespaces_under(op.namespace_prefix, layout)
     if not spaces:
         return []
@@ -108,7 +121,7 @@ def _ranked(op: SearchOp, layout: Layout) -> Plan[list[SearchItem]]:
         size = len(order) if stop is None else stop - len(found)
         if op.filter:
             size = max(size, _PAGE)
-        found += yield from _matching(order[start : start + size], op)
+        found += yield from _matching(order[start : start + size], op, expiring)
         start += size
     return found[op.offset : op.offset + op.limit]
 

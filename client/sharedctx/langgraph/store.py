@@ -8,7 +8,7 @@ content is the value's JSON; `search` with a query is ranked by Fit's scoring (s
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import grpc
 from langgraph.store.base import (
@@ -19,6 +19,7 @@ from langgraph.store.base import (
     Op,
     PutOp,
     Result,
+    SearchItem,
     SearchOp,
     TTLConfig,
 )
@@ -26,7 +27,7 @@ from langgraph.store.base import (
 from ..client import DEFAULT_TARGET, AsyncClient, Client
 from ..loop_clients import LoopClients
 from . import names, values
-from .ops import Layout, list_namespaces, read_entries, to_item, write_calls
+from .ops import Layout, list_namespaces, read_entries, to_item, touch_calls, write_calls
 from .plans import Plan, arun, gather, parallel, run
 from .search import search
 
@@ -39,8 +40,9 @@ class SharedContextStore(BaseStore):
     only `fields` matters (the server embeds, with its own model); `ttl` is LangGraph's
     TTLConfig (`default_ttl` in minutes); `prefix` is prepended to every sharedctx namespace
     the store uses (e.g. "team-a/memories/", so that a token granted that prefix covers it).
-    TTLs count from the last write: sharedctx has no way to extend one on a read, so
-    `refresh_ttl` has no effect.
+    A read with `refresh_ttl` (LangGraph's default, unless the TTLConfig's
+    `refresh_on_read` is False) restarts the TTL of each item it returns that has one
+    (sharedctx's Touch, which needs `write` permission), as LangGraph's Postgres store does.
     """
 
     supports_ttl = True
@@ -106,12 +108,13 @@ def _plan(ops: Iterable[Op], layout: Layout) -> Plan[list[Result]]:
     results: list[Result] = [None] * len(ops)
     gets: list[tuple[int, str, GetOp]] = []
     reads: list[tuple[int, Plan[Any]]] = []
+    expiring: dict[int, set[tuple[str, str]]] = {}  # a search's items read with a TTL
     puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
     for i, op in enumerate(ops):
         if isinstance(op, GetOp):
             gets.append((i, names.encode(op.namespace, layout.prefix), op))
         elif isinstance(op, SearchOp):
-            reads.append((i, search(op, layout)))
+            reads.append((i, search(op, layout, expiring.setdefault(i, set()))))
         elif isinstance(op, ListNamespacesOp):
             reads.append((i, list_namespaces(op, layout)))
         elif isinstance(op, PutOp):
@@ -129,5 +132,19 @@ def _plan(ops: Iterable[Op], layout: Layout) -> Plan[list[Result]]:
         results[i] = to_item(entries.get((name, op.key)), op.namespace, found=False)
     for (i, _), result in zip(reads, found, strict=True):
         results[i] = result
-    yield from gather(writes)
+    # TTL refresh of what the reads returned: part of each read, so before the writes would
+    # be; alongside them is the same, since a write restarts a TTL anyway.
+    renew: dict[str, list[str]] = {}
+    for _, name, get in gets:
+        entry = entries.get((name, get.key))
+        if get.refresh_ttl and entry is not None and entry.expires_at is not None:
+            renew.setdefault(name, []).append(get.key)
+    for i, seen in expiring.items():
+        searched = ops[i]
+        if isinstance(searched, SearchOp) and searched.refresh_ttl:
+            for item in cast(list[SearchItem], results[i]):
+                name = names.encode(item.namespace, layout.prefix)
+                if (name, item.key) in seen:
+                    renew.setdefault(name, []).append(item.key)
+    yield from gather([*touch_calls(renew), *writes])
     return results

@@ -87,9 +87,13 @@ async def _stream(
                 name = "reset" if exc.code == grpc.StatusCode.OUT_OF_RANGE else "ended"
                 yield _event(name, {"message": exc.message})
                 return
-            if change.op in ("put", "delete", "expire", "evict") and not change.key.startswith(
-                prefix
-            ):
+            if change.op in (
+                "put",
+                "touch",
+                "delete",
+                "expire",
+                "evict",
+            ) and not change.key.startswith(prefix):
                 continue
             yield _event("change", _change(change), change.resume_token)
     finally:

@@ -248,6 +248,32 @@ class DeleteResponse(_message.Message):
     deleted: bool
     def __init__(self, deleted: _Optional[bool] = ...) -> None: ...
 
+class TouchRequest(_message.Message):
+    __slots__ = ("namespace", "keys")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    KEYS_FIELD_NUMBER: _ClassVar[int]
+    namespace: str
+    keys: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, namespace: _Optional[str] = ..., keys: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class TouchedEntry(_message.Message):
+    __slots__ = ("key", "expires_at", "version")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    expires_at: _timestamp_pb2.Timestamp
+    version: int
+    def __init__(self, key: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...
+
+class TouchResponse(_message.Message):
+    __slots__ = ("entries", "missing")
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    MISSING_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[TouchedEntry]
+    missing: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, entries: _Optional[_Iterable[_Union[TouchedEntry, _Mapping]]] = ..., missing: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class StatsRequest(_message.Message):
     __slots__ = ("namespace",)
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
@@ -490,6 +516,7 @@ class ChangeEvent(_message.Message):
         OP_CLEAR: _ClassVar[ChangeEvent.Op]
         OP_EMBED: _ClassVar[ChangeEvent.Op]
         OP_EVICT: _ClassVar[ChangeEvent.Op]
+        OP_TOUCH: _ClassVar[ChangeEvent.Op]
     OP_UNSPECIFIED: ChangeEvent.Op
     OP_PUT: ChangeEvent.Op
     OP_DELETE: ChangeEvent.Op
@@ -497,6 +524,7 @@ class ChangeEvent(_message.Message):
     OP_CLEAR: ChangeEvent.Op
     OP_EMBED: ChangeEvent.Op
     OP_EVICT: ChangeEvent.Op
+    OP_TOUCH: ChangeEvent.Op
     OP_FIELD_NUMBER: _ClassVar[int]
     KEY_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]

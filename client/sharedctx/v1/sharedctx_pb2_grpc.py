@@ -65,6 +65,11 @@ class SharedContextStub:
                 request_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.DeleteRequest.SerializeToString,
                 response_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.DeleteResponse.FromString,
                 _registered_method=True)
+        self.Touch = channel.unary_unary(
+                '/sharedctx.v1.SharedContext/Touch',
+                request_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.TouchRequest.SerializeToString,
+                response_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.TouchResponse.FromString,
+                _registered_method=True)
         self.Stats = channel.unary_unary(
                 '/sharedctx.v1.SharedContext/Stats',
                 request_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.StatsRequest.SerializeToString,
@@ -139,6 +144,15 @@ class SharedContextServicer:
 
     def Delete(self, request, context):
         """Remove one entry. Deleting an absent key is not an error (`deleted` is false).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Touch(self, request, context):
+        """Restart the TTL of entries that have one, without rewriting them: each expires its own TTL
+        from now. Content, metadata, version and updated_at stay as they were. Keeps context that
+        is still in use alive (a LangGraph read with refresh_ttl does this).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -219,6 +233,11 @@ def add_SharedContextServicer_to_server(servicer, server):
                     servicer.Delete,
                     request_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.DeleteRequest.FromString,
                     response_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.DeleteResponse.SerializeToString,
+            ),
+            'Touch': grpc.unary_unary_rpc_method_handler(
+                    servicer.Touch,
+                    request_deserializer=sharedctx_dot_v1_dot_sharedctx__pb2.TouchRequest.FromString,
+                    response_serializer=sharedctx_dot_v1_dot_sharedctx__pb2.TouchResponse.SerializeToString,
             ),
             'Stats': grpc.unary_unary_rpc_method_handler(
                     servicer.Stats,
@@ -414,6 +433,33 @@ class SharedContext:
             '/sharedctx.v1.SharedContext/Delete',
             sharedctx_dot_v1_dot_sharedctx__pb2.DeleteRequest.SerializeToString,
             sharedctx_dot_v1_dot_sharedctx__pb2.DeleteResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Touch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sharedctx.v1.SharedContext/Touch',
+            sharedctx_dot_v1_dot_sharedctx__pb2.TouchRequest.SerializeToString,
+            sharedctx_dot_v1_dot_sharedctx__pb2.TouchResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -8,7 +8,15 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from sharedctx.v1 import sharedctx_pb2 as pb
 
 from ..fit import Form
-from ..model import EntryMeta, NamespaceStats, NamespaceTotals, NewEntry, Stamp, StoredEntry
+from ..model import (
+    EntryMeta,
+    NamespaceStats,
+    NamespaceTotals,
+    NewEntry,
+    Renewed,
+    Stamp,
+    StoredEntry,
+)
 from ..services.entry_embeddings import ReembedStep
 from ..services.fit_model import CandidateNote, FitAnswer
 from ..state.records import Change
@@ -25,6 +33,7 @@ _OPS = {
     "clear": pb.ChangeEvent.OP_CLEAR,
     "embed": pb.ChangeEvent.OP_EMBED,
     "evict": pb.ChangeEvent.OP_EVICT,
+    "touch": pb.ChangeEvent.OP_TOUCH,
 }
 
 
@@ -87,6 +96,17 @@ def get_many(keys: tuple[str, ...], found: list[StoredEntry | None]) -> pb.GetMa
         entries=[stored(e) for e in found if e is not None],
         missing=[k for k, e in zip(keys, found, strict=True) if e is None],
     )
+
+
+def touch(keys: tuple[str, ...], found: list[Renewed | None]) -> pb.TouchResponse:
+    """The live entries with their expiry now, in request order, and the keys that were not."""
+    reply = pb.TouchResponse(missing=[k for k, r in zip(keys, found, strict=True) if r is None])
+    for renewed in found:
+        if renewed is not None:
+            msg = reply.entries.add(key=renewed.key, version=renewed.version)
+            if renewed.expires_ms:
+                msg.expires_at.FromMilliseconds(renewed.expires_ms)
+    return reply
 
 
 def stats(totals: NamespaceStats) -> pb.StatsResponse:

@@ -26,7 +26,16 @@ from ..fit import (
     resolve_weights,
     sizer_profile,
 )
-from ..model import EntryMeta, KeysPage, Kind, NamespacesPage, NewEntry, Read, Removal
+from ..model import (
+    EntryMeta,
+    KeysPage,
+    Kind,
+    NamespacesPage,
+    NewEntry,
+    Read,
+    Removal,
+    Renewal,
+)
 from ..services.fit_model import Filters, FitQuery
 from ..settings import Limits, Settings
 
@@ -276,6 +285,13 @@ def get_many(req: pb.GetManyRequest, limits: Limits) -> Read:
     ns = namespace(req.namespace, limits)
     _batch(len(req.keys), limits, "keys")
     return Read(ns, tuple(key(k, limits, f"keys[{i}]") for i, k in enumerate(req.keys)), req.full)
+
+
+def touch(req: pb.TouchRequest, limits: Limits) -> Renewal:
+    """A Touch: 1..max_batch_entries keys."""
+    ns = namespace(req.namespace, limits)
+    _batch(len(req.keys), limits, "keys")
+    return Renewal(ns, tuple(key(k, limits, f"keys[{i}]") for i, k in enumerate(req.keys)))
 
 
 def keys(req: pb.KeysRequest, limits: Limits) -> KeysPage:

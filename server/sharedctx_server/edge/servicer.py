@@ -99,6 +99,14 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
         return pb.DeleteResponse(deleted=deleted)
 
     @maps_errors
+    async def Touch(
+        self, request: pb.TouchRequest, context: grpc.aio.ServicerContext
+    ) -> pb.TouchResponse:
+        renewal = requests.touch(request, self._limits)
+        found = await self._store.touch(renewal.namespace, renewal.keys)
+        return replies.touch(renewal.keys, found)
+
+    @maps_errors
     async def Stats(
         self, request: pb.StatsRequest, context: grpc.aio.ServicerContext
     ) -> pb.StatsResponse:

@@ -3,7 +3,7 @@
 A grant names a principal, the namespace PREFIXES it may touch and its permissions:
 
 - `read`: Get, GetMany, Keys, Stats, Fit, Watch, Namespaces (which lists only what it covers)
-- `write`: Put, PutMany, Delete (write does not imply read)
+- `write`: Put, PutMany, Delete, Touch (write does not imply read)
 - `admin`: everything, including Clear and Reembed (implies read and write)
 
 Prefixes match the start of the namespace as text: "team-a/" grants "team-a/session-1" but not

@@ -26,6 +26,8 @@ RPC_PERMISSIONS: dict[str, str] = {
     "Put": WRITE,
     "PutMany": WRITE,
     "Delete": WRITE,
+    # Moves expiry times other readers depend on: a change to the namespace, not a read.
+    "Touch": WRITE,
     "Clear": ADMIN,
     "Reembed": ADMIN,
 }

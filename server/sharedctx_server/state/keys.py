@@ -15,7 +15,8 @@ Redis Cluster slot and its multi-key scripts stay atomic there):
                                   stats and embedding reference counts
   sc:v1:{<ns>}:stats       hash   entries, orig_tokens, comp_tokens, bytes
   sc:v1:{<ns>}:meta        hash   version (namespace write counter)
-  sc:v1:{<ns>}:log         stream change log: op, key, v (entry version), ns (namespace version)
+  sc:v1:{<ns>}:log         stream change log: op, key, v (entry version), ns (namespace version),
+                                  t (an expiry's time), x (a touch's new expiry)
   sc:v1:{<ns>}:embref      hash   content hash -> how many live entries embed that text
   sc:v1:{<ns>}:emb:<model> hash   content hash -> float32 embedding bytes of that model
   sc:v1:{<ns>}:age         zset   key -> write sequence (q) of its last put: oldest first, for

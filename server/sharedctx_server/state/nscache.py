@@ -148,13 +148,21 @@ class NamespaceCache:
         self, namespace: str, state: NamespaceState, records: Sequence[Change]
     ) -> None:
         touched: dict[str, None] = {}
+        renewed: dict[str, int] = {}  # touched only in expiry (Touch): no read needed
         for record in records:
             if record.op == "clear":
                 # Entries written after the clear come back through their own records.
                 state.reset()
                 touched.clear()
+                renewed.clear()
+            elif record.op == "touch" and record.expires_ms and record.key not in touched:
+                renewed[record.key] = record.expires_ms
             elif record.key:
                 touched[record.key] = None
+                renewed.pop(record.key, None)
+        for key, expires_ms in renewed.items():
+            if not state.renew(key, expires_ms):
+                touched[key] = None  # not loaded here: read it like any change
         state.last_id = records[-1].id
         state.ns_version = records[-1].namespace_version
         self.stats.applied += len(records)

@@ -233,6 +233,15 @@ class NamespaceState:
             self.embedded[slot] = True
             self.embeddings[slot] = vector
 
+    def renew(self, key: str, expires_ms: int) -> bool:
+        """Move `key`'s expiry (a Touch); False when the key is not here. Nothing derived
+        depends on expiry (live_mask reads it per Fit), so nothing else changes."""
+        slot = self.slot_of.get(key)
+        if slot is None:
+            return False
+        self.expires_ms[slot] = expires_ms
+        return True
+
     def remove(self, key: str) -> None:
         """Drop `key` if present."""
         slot = self.slot_of.pop(key, None)

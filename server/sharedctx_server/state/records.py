@@ -35,6 +35,7 @@ class Change:
     version: int
     namespace_version: int
     at_ms: int = 0  # when it happened, when not when it was recorded (an expiry: its time)
+    expires_ms: int = 0  # a touch: the entry's new expiry
 
     @classmethod
     def from_record(cls, record: Sequence[Any]) -> Change:
@@ -50,6 +51,7 @@ class Change:
             version=int(values["v"]),
             namespace_version=int(values["ns"]),
             at_ms=int(float(values["t"])) if "t" in values else 0,
+            expires_ms=int(values["x"]) if "x" in values else 0,
         )
 
     @property

@@ -10,7 +10,7 @@ from typing import Any
 from redis.exceptions import NoScriptError
 
 # Scripts that write a namespace get lib.lua's helpers prepended (Redis has no script includes).
-_WITH_LIB = ("put_many", "delete", "clear_chunk", "sweep", "set_embeddings")
+_WITH_LIB = ("put_many", "delete", "touch", "clear_chunk", "sweep", "set_embeddings")
 _PLAIN = ("get_many", "keys_page", "emb_missing", "claim_due")
 
 
@@ -44,6 +44,7 @@ class Scripts:
 
     put_many: Script
     delete: Script
+    touch: Script
     clear_chunk: Script
     sweep: Script
     set_embeddings: Script

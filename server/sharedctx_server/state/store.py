@@ -7,7 +7,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import InvalidArgument, NotFound, StoreUnavailable, VersionConflict
-from ..model import NamespacesPage, NamespaceStats, NamespaceTotals, NewEntry, Stamp, StoredEntry
+from ..model import (
+    NamespacesPage,
+    NamespaceStats,
+    NamespaceTotals,
+    NewEntry,
+    Renewed,
+    Stamp,
+    StoredEntry,
+)
 from ..settings import Settings
 from . import keys as K
 from .expiries import ExpirySchedule
@@ -278,6 +286,20 @@ class Store:
         if text(reply[0]) == "conflict":
             raise VersionConflict(key, if_version or 0, int(reply[2]))
         return bool(int(reply[1]))
+
+    async def touch(self, namespace: str, keys: Sequence[str]) -> list[Renewed | None]:
+        """Restart the TTL of each entry that has one (touch.lua); per key, the live entry's
+        version and expiry, None when absent or expired. One atomic step for all keys."""
+        ns = self._ns(namespace)
+        args = [self._settings.change_log_max, self._settings.sweep_batch, *keys]
+        async with self._errors("touch"):
+            reply = await self._scripts.touch(
+                self._redis, ns.as_list() + [K.entry(namespace, k) for k in keys], args
+            )
+        return [
+            Renewed(key, int(version), int(expires)) if int(version) else None
+            for key, (version, expires) in zip(keys, reply, strict=True)
+        ]
 
     async def stats(self, namespace: str) -> NamespaceStats:
         """Totals over live entries (expired ones are swept first so they do not count)."""

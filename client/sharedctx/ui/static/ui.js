@@ -81,7 +81,7 @@
       if (change.op === "embed") return;
       if (change.op === "clear") {
         for (const row of body.rows) if (row.dataset.key) label(row, "gone", "cleared");
-      } else if (change.op === "put") {
+      } else if (change.op === "put" || change.op === "touch") {
         const response = await fetch(table.dataset.row + "?key=" + encodeURIComponent(change.key),
           { credentials: "same-origin" });
         if (!response.ok) return; // gone again before we asked
@@ -90,7 +90,8 @@
         const fresh = template.content.querySelector("tr");
         if (!fresh) return;
         const old = rowOf(change.key);
-        label(fresh, old ? "is-rewritten" : "is-new", old ? "rewritten v" + change.version : "new");
+        if (change.op === "touch") label(fresh, "is-rewritten", "TTL restarted");
+        else label(fresh, old ? "is-rewritten" : "is-new", old ? "rewritten v" + change.version : "new");
         if (old) old.replaceWith(fresh);
         else body.prepend(fresh);
         for (const row of [...body.rows]) if (row.classList.contains("empty")) row.remove();

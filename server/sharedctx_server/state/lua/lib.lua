@@ -57,16 +57,20 @@ end
 
 -- Append a change-log record and bump the namespace version; returns the new version,
 -- which also orders writes (every replica breaks time ties by it alike). `at`, when given, is
--- when the change happened if not now (an expiry: its expiry time).
-local function log_change(logmax, op, key, version, at)
+-- when the change happened if not now (an expiry: its expiry time); `expires`, when given, the
+-- entry's new expiry (a touch: replicas' caches take it from the record without a read).
+local function log_change(logmax, op, key, version, at, expires)
   local nsver = redis.call('HINCRBY', KEYS[5], 'version', 1)
+  local fields = {'op', op, 'key', key, 'v', version, 'ns', nsver}
   if at then
-    redis.call('XADD', KEYS[6], 'MAXLEN', '~', logmax, '*',
-      'op', op, 'key', key, 'v', version, 'ns', nsver, 't', at)
-  else
-    redis.call('XADD', KEYS[6], 'MAXLEN', '~', logmax, '*',
-      'op', op, 'key', key, 'v', version, 'ns', nsver)
+    table.insert(fields, 't')
+    table.insert(fields, at)
   end
+  if expires then
+    table.insert(fields, 'x')
+    table.insert(fields, expires)
+  end
+  redis.call('XADD', KEYS[6], 'MAXLEN', '~', logmax, '*', unpack(fields))
   return nsver
 end
 
