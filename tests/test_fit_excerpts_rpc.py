@@ -179,3 +179,24 @@ async def test_after_a_rewrite_the_excerpt_quotes_the_new_text(client: AsyncClie
     shown = [line for line in lines_of(worker.content) if line and not line.startswith("[...")]
     assert shown == [full[i - 1] for a, b in worker.line_ranges for i in range(a, b + 1)]
     assert FAILING_LINE in worker.content
+
+
+async def test_a_query_that_names_the_output_gets_that_outputs_line(client: AsyncClient) -> None:
+    # Two services log the same message; only the key and tool name tell them apart.
+    def log(service: str) -> str:
+        lines = [f"2024-05-01 10:{i // 60:02d}:{i % 60:02d} INFO heartbeat seq={i}"
+                 for i in range(300)]  # fmt: skip
+        lines[150] = "2024-05-01 10:02:30 WARN worker 7 exited: lease expired on queue jobs"
+        return "\n".join(lines) + "\n"
+
+    for i, service in enumerate(("payments", "billing")):
+        await client.put(NS, f"{service}/worker.log", log(service), kind="log",
+                         tool_name=service, event_time=NOW - timedelta(minutes=2 - i))  # fmt: skip
+    # Room for one line and its markers.
+    result = await client.fit(NS, "payments log: worker exited, lease expired", 45,
+                              include_content=True, explain=True)  # fmt: skip
+    assert result.keys == ["payments/worker.log"]
+    assert "lease expired" in result.entries[0].content
+    # The name picks among lines that match; it makes no line match by itself.
+    named_only = await client.fit(NS, "payments", 45, explain=True)
+    assert not [s for c in named_only.explain for s in c.segments if s.relevance > 0]

@@ -167,12 +167,14 @@ def fill(
         [np.zeros(0)] + [rho.get(r, np.zeros(len(SEGS))) for r in table.slots.tolist()]
     )
     relevance = Relevance(table, flat, flat, np.ones(n, dtype=np.bool_), index.segments_of)
+    whole = full if options.form is Form.FULL else np.minimum(full, comp)
     offer = excerpt_offer(
         relevance,
         np.asarray(scores, dtype=np.float64),
-        np.minimum(full, comp),
+        whole,
         options.budget_tokens,
         marker_tokens,
+        whole_omits=whole < full,  # as the Fit service says: a compressed form may omit
     )
     return select_entries(
         np.asarray(scores, dtype=np.float64),
@@ -233,6 +235,37 @@ def test_a_large_newest_entry_is_not_promised_a_place_whole() -> None:
     # instead, and row 0's matching lines go first.
     sel = fill([0.9, 0.2], [big, big], [needle(0)], cut=frozenset({0, 1}), budget_tokens=big + 2)
     assert sel.forms[sel.indices.tolist().index(0)] == Form.EXCERPT
+
+
+def test_a_compressed_form_that_may_lack_the_matching_lines_does_not_stand_in_for_them() -> None:
+    big = int(SEGS.tokens.sum())
+    # Cheap enough whole (4 of 100 tokens), but compressed: only the excerpt surely holds the
+    # line that matched.
+    sel = fill([0.9], [big], [needle(0)], comp=[4], budget_tokens=100, keep_recent=0)
+    assert sel.forms.tolist() == [Form.EXCERPT] and 5 in sel.excerpts[0].covered
+    # A whole form that is the text itself may go in whole.
+    sel = fill([0.9], [big], [needle(0)], budget_tokens=4 * big, keep_recent=0)
+    assert sel.forms.tolist() == [Form.COMPRESSED]
+
+
+def test_the_line_that_matches_best_wins_over_a_slightly_better_entrys_line() -> None:
+    big = int(SEGS.tokens.sum())
+
+    def line(row: int, rho: float) -> SegmentView:
+        relevance = np.zeros(len(SEGS))
+        relevance[5] = rho
+        return SegmentView(row, SEGS, relevance)
+
+    one = Excerpt(SEGS, marker_tokens)
+    one.add([5])
+    # Room for one such excerpt: entry 0 is the better entry, entry 1 has the better line.
+    sel = fill([1.1, 0.95], [big, big], [line(0, 0.8), line(1, 0.84)],
+               budget_tokens=one.tokens + 2, keep_recent=0)  # fmt: skip
+    assert sel.indices.tolist() == [1] and sel.excerpts[1].covered == [5]
+    # Lines that match alike: the better entry's.
+    sel = fill([1.1, 0.95], [big, big], [line(0, 0.84), line(1, 0.84)],
+               budget_tokens=one.tokens + 2, keep_recent=0)  # fmt: skip
+    assert sel.indices.tolist() == [0]
 
 
 def test_max_entries_counts_an_excerpt_as_one_entry_that_can_still_grow() -> None:

@@ -9,11 +9,12 @@ each segment's relevance to the query, `rho` in [0, 1]:
 where `lexical` is the segment's BM25 over the namespace's segments divided by the best
 segment's, and `error` its error evidence (so a failing line that matches the query beats an
 equally matching quiet one, and an error line with no query word still counts a little).
-Segments with rho > 0 are hits. In SCORED, every hit is a fill item scored `entry score * rho`
-and competes with whole entries (an entry's lexical factor is already at least its best
-segment's): the namespace's best matching lines come first, each weighed by how much its
-entry matters. The segments around a hit follow as items worth CONTEXT_SHARE of it, so a
-tight budget takes the matching lines first and their surroundings after. A hit that carries
+Segments with rho > 0 are hits. In SCORED, every hit is a fill item scored
+`entry_weight(entry score) * rho / best rho` and competes with whole entries (an entry's
+lexical factor is already at least its best segment's): the namespace's best matching lines
+come first, each weighed, damped, by how much its entry matters. The segments around a hit
+follow as items worth CONTEXT_SHARE of it, so a tight budget takes the matching lines first
+and their surroundings after. A hit that carries
 an error takes the segment before it along (a traceback is already part of its record's
 segment).
 
@@ -57,10 +58,12 @@ MarkerTokens = Callable[[int], int]
 
 # Weight of a segment's error evidence beside its lexical match (rho above).
 ERROR_SHARE = 0.3
+# How strongly an entry's score weighs its hits' (entry_weight).
+ENTRY_EXPONENT = 0.25
 # What a hit's neighbouring segment is worth, as a share of the hit's score.
 CONTEXT_SHARE = 0.5
-# A cut entry costing more than this share of the budget goes in as an excerpt rather than
-# whole when its best hits are concentrated (see excerpt_preferred).
+# A cut entry costing more than this share of the budget (or whole only as a compressed form)
+# goes in as an excerpt rather than whole when its best hits are concentrated (excerpt_offer).
 WHOLE_SHARE = 0.25
 # "Clearly more relevance per token": the entry's strong hits cost at most 1/DENSITY of it.
 DENSITY = 2.0
@@ -70,6 +73,14 @@ STRONG_HIT = 0.5
 TURN_SHARE = 0.5
 # Hit items handed to a fill: enough that their costs add up to this many budgets.
 _ITEM_BUDGETS = 4
+
+
+def entry_weight(scores: FloatArray) -> FloatArray:
+    """How much an entry's score weighs its hits: damped (ENTRY_EXPONENT), so that between
+    two lines that match alike the better entry's wins, but a line that matches better wins
+    over a slightly better entry's (entry scores differ by what the whole entry is about,
+    which says little about one line)."""
+    return np.asarray(np.power(np.maximum(scores, 0.0), ENTRY_EXPONENT), dtype=np.float64)
 
 
 def segment_relevance(raw: FloatArray, errors: FloatArray, top: float) -> FloatArray:
@@ -250,7 +261,11 @@ def _items(
     table = relevance.table
     hits = np.flatnonzero(relevance.rho > 0)
     slot, local = table.slot_of[hits], table.local[hits]
-    score = entry_scores[slot] * relevance.rho[hits]
+    # rho over the namespace's best: the best line in the namespace stands for its entry at
+    # the entry's own score (rho alone tops out at 1 / (1 + ERROR_SHARE) for a quiet line,
+    # which let whole entries without a single matching line outrank it).
+    top = float(relevance.rho.max()) if hits.size else 1.0
+    score = entry_weight(entry_scores[slot]) * relevance.rho[hits] / top
     n = len(table)
     # A hit that carries an error brings the segment before it.
     with_before = (table.errors[hits] > 0) & (local > 0)
@@ -322,9 +337,11 @@ def excerpt_offer(
     whole_costs: IntArray,
     budget: int,
     marker_tokens: MarkerTokens,
+    whole_omits: BoolArray | None = None,
 ) -> ExcerptOffer:
     """The offer for a SCORED fill over the rows of `entry_scores`; `whole_costs[row]`: the
-    entry's smallest whole form."""
+    entry's smallest whole form; `whole_omits[row]`: that form is a compressed one, which may
+    leave out the lines that matched (None: no row's does)."""
     n = entry_scores.size
     table = relevance.table
     cut = np.zeros(n, dtype=np.bool_)
@@ -337,9 +354,17 @@ def excerpt_offer(
         has_hits[table.slots] = best > 0
         strong = rho >= STRONG_HIT * float(rho.max())
         strong_tokens = np.add.reduceat(np.where(strong, table.tokens, 0), table.bounds[:-1])
+        # Against the text the segments cut (the full form), not the whole form's cost: a
+        # compressed form is cheaper but need not hold the lines that matched.
+        text_tokens = np.add.reduceat(table.tokens, table.bounds[:-1])
         whole = whole_costs[table.slots]
+        # Whole, a compressed form may have dropped the very lines that matched: then the
+        # excerpt is the only form that surely shows them, whatever the whole form costs.
+        omits = whole_omits[table.slots] if whole_omits is not None else False
         only[table.slots] = (
-            (best > 0) & (whole > WHOLE_SHARE * budget) & (strong_tokens * DENSITY <= whole)
+            (best > 0)
+            & (omits | (whole > WHOLE_SHARE * budget))
+            & (strong_tokens * DENSITY <= text_tokens)
         )
     return ExcerptOffer(
         relevance=relevance,

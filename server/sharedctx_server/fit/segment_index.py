@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -204,14 +204,24 @@ class SegmentIndex:
         return found
 
     def bm25(
-        self, query_terms: Iterable[str], *, k1: float = BM25_K1, b: float = BM25_B
+        self,
+        query_terms: Iterable[str],
+        *,
+        named: Mapping[str, IntArray] | None = None,
+        k1: float = BM25_K1,
+        b: float = BM25_B,
     ) -> FloatArray:
         """BM25 of the query against every segment, aligned with table().
 
         Each distinct query term counts once; idf is ln(1 + (N - df + .5) / (df + .5)) with
-        N the namespace's segments, as TermStats does for entries.
+        N the namespace's segments, as TermStats does for entries. `named[term]`: the slots
+        whose segments hold `term` as part of the entry's name (every segment does, see
+        NamespaceState.name_terms). With `named`, a segment scores only when a query term
+        matches its own text: a name adds to the lines that match, it makes none match.
         """
-        scores = np.zeros(len(self.table()), dtype=np.float64)
+        table = self.table()
+        scores = np.zeros(len(table), dtype=np.float64)
+        content = np.zeros(len(table), dtype=np.bool_) if named is not None else None
         for term in dict.fromkeys(query_terms):
             term_id = self._vocabulary.get(term)
             df = int(self._df[term_id]) if term_id is not None else 0
@@ -221,4 +231,12 @@ class SegmentIndex:
             positions, tf = self._postings(term_id)
             norm = self._lengths_norm(k1, b)[positions]
             scores[positions] += idf * tf * (k1 + 1.0) / (tf + norm)
-        return scores
+            if content is not None:
+                slots = named.get(term) if named is not None else None
+                if slots is None:
+                    content[positions] = True
+                else:
+                    # In a named entry the term is in every segment: as text only beyond that.
+                    own = ~np.isin(table.slot_of[positions], slots) | (tf > 1)
+                    content[positions[own]] = True
+        return scores if content is None else np.where(content, scores, 0.0)

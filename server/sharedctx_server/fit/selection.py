@@ -181,8 +181,14 @@ class _Items:
             self.tiebreak = tiebreak
         else:
             it = offer.items
+            # A whole entry is walked no later than its own best line would be (the line's
+            # item may outscore the entry: entry_weight), so that an entry that may go in
+            # whole gets that chance before its excerpt begins.
+            best_line = np.zeros(n)
+            lines = it.anchor < 0
+            np.maximum.at(best_line, it.row[lines], it.score[lines])
             self.pool = np.concatenate([pool, np.ones(len(it), dtype=np.bool_)])
-            self.scores = np.concatenate([scores, it.score])
+            self.scores = np.concatenate([np.maximum(scores, best_line), it.score])
             self.times = np.concatenate([times, times[it.row]])
             self.costs = np.concatenate([costs, it.lower_cost])
             # Ties: whole entries, then items in the order excerpt_items ranked them.

@@ -174,15 +174,15 @@ class FitService:
 
         offer = None
         if relevance is not None:
-            whole = smallest_cost(
-                query.selection.form, candidates.original_tokens, candidates.compressed_tokens
-            )
+            orig, comp = candidates.original_tokens, candidates.compressed_tokens
+            whole = smallest_cost(query.selection.form, orig, comp)
             offer = excerpt_offer(
                 relevance,
                 scored.scores,
                 whole,
                 query.selection.budget_tokens,
                 self._marker_tokens,
+                whole_omits=(whole < orig) if query.selection.form is not Form.FULL else None,
             )
         selection = select_entries(
             scored.scores,
@@ -232,7 +232,7 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
     """The query's relevance of the eligible cut entries' segments."""
     terms = lexical_terms(query.query) if query.query else []
     index = state.segments
-    raw = index.bm25(terms) if terms else np.zeros(len(index.table()))
+    raw = index.bm25(terms, named=state.named(terms)) if terms else np.zeros(len(index.table()))
     return Relevance.of(index.table(), raw, eligible, index.segments_of)
 
 

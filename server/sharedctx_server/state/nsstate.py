@@ -21,7 +21,7 @@ from ..fit.neighbours import Neighbours, thread_neighbours
 from ..fit.scoring import Candidates
 from ..fit.segment_index import SegmentIndex
 from ..fit.segments import Segments
-from ..model import Kind, StoredEntry
+from ..model import EntryMeta, Kind, StoredEntry
 from ..segment import text_lines
 from .turn_cache import TurnCache
 
@@ -54,6 +54,16 @@ class SlotInfo:
     aliases: tuple[str, ...]
     references: tuple[str, ...]
     relevance_text: str
+
+
+def name_terms(key: str, meta: EntryMeta) -> list[str]:
+    """The BM25 terms that name an entry rather than say what it holds: its key, its tool's
+    name and its kind. A query often says where to look ("the Linux log", "the pytest
+    output"); as terms of the entry and of each of its segments, such words pick the entry's
+    lines over the same line elsewhere, and a word every entry shares (its kind, in a
+    namespace of logs) weighs nothing."""
+    kind = meta.kind.hint or ""
+    return list(dict.fromkeys(lexical_terms(f"{key} {meta.tool_name} {kind.replace('_', ' ')}")))
 
 
 def _turn_role(kind: Kind, role: str, tool_name: str) -> str:
@@ -113,6 +123,9 @@ class NamespaceState:
         self._threads: dict[str, int] = {}
         self._inbound: Counter[str] = Counter()  # name -> live entries referencing it
         self._name_slot: dict[str, int] = {}  # key or alias -> slot
+        self._named: dict[str, set[int]] = {}  # name term -> slots named by it (name_terms)
+        self._named_arrays: dict[str, IntArray] = {}  # the same, sorted, built on first use
+        self._names_of: dict[int, list[str]] = {}
         self._cached: _Derived | None = None
         # The turn strategies' turns of this state (its lifetime: a Clear starts afresh).
         self.turns = TurnCache()
@@ -203,26 +216,30 @@ class NamespaceState:
             references=meta.references,
             relevance_text=full_text[:_RELEVANCE_TEXT_CHARS],
         )
-        self._index_text(slot, full_text, meta.segments)
+        names = name_terms(entry.key, meta)
+        self._name(slot, names)
+        self._index_text(slot, full_text, meta.segments, names)
         self._link(slot)
         self._changed(slot)
 
-    def _index_text(self, slot: int, text: str, packed: bytes) -> None:
+    def _index_text(self, slot: int, text: str, packed: bytes, names: list[str]) -> None:
         """BM25 terms of the entry and, for a cut entry, of each segment (the entry's terms
-        are its segments' together: the text is tokenised once)."""
+        are its segments' together: the text is tokenised once). `names` (name_terms) count
+        once in the entry and once in every segment: a line of `Linux/lines-0001-0500` is a
+        Linux line, though the word is not on it."""
         segments = Segments.unpack(packed) if packed else None
         lines = text_lines(text) if segments is not None else []
         if segments is None or segments.total_lines != len(lines):
             # Not cut, or cut by rules that no longer match the text: whole entry only.
             self.segments.remove(slot)
-            self.terms.add(slot, lexical_terms(text))
+            self.terms.add(slot, lexical_terms(text) + names)
             return
         per_segment = [
             lexical_terms("\n".join(lines[start : start + count]))
             for start, count in zip(segments.starts.tolist(), segments.lines.tolist(), strict=True)
         ]
-        self.segments.add(slot, segments, per_segment)
-        self.terms.add(slot, [term for terms in per_segment for term in terms])
+        self.segments.add(slot, segments, [terms + names for terms in per_segment])
+        self.terms.add(slot, [term for terms in per_segment for term in terms] + names)
 
     def set_vector(self, slot: int, vector: npt.NDArray[np.float32] | None) -> None:
         """Set (or clear) a slot's embedding."""
@@ -242,11 +259,38 @@ class NamespaceState:
         self.expires_ms[slot] = expires_ms
         return True
 
+    def _name(self, slot: int, names: list[str]) -> None:
+        """Record the name terms of the entry in `slot` (none: forget them)."""
+        for term in self._names_of.pop(slot, ()):
+            slots = self._named[term]
+            slots.discard(slot)
+            self._named_arrays.pop(term, None)
+            if not slots:
+                del self._named[term]
+        if names:
+            self._names_of[slot] = names
+            for term in names:
+                self._named.setdefault(term, set()).add(slot)
+                self._named_arrays.pop(term, None)
+
+    def named(self, terms: list[str]) -> dict[str, IntArray]:
+        """For each of `terms` that names entries (name_terms), their slots, sorted."""
+        out: dict[str, IntArray] = {}
+        for term in dict.fromkeys(terms):
+            if term not in self._named:
+                continue
+            if term not in self._named_arrays:
+                slots = sorted(self._named[term])
+                self._named_arrays[term] = np.asarray(slots, dtype=np.int64)
+            out[term] = self._named_arrays[term]
+        return out
+
     def remove(self, key: str) -> None:
         """Drop `key` if present."""
         slot = self.slot_of.pop(key, None)
         if slot is None:
             return
+        self._name(slot, [])
         self._unlink(slot)
         self.alive[slot] = False
         self.embedded[slot] = False
