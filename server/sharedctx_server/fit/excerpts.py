@@ -14,9 +14,8 @@ Segments with rho > 0 are hits. In SCORED, every hit is a fill item scored
 lexical factor is already at least its best segment's): the namespace's best matching lines
 come first, each weighed, damped, by how much its entry matters. The segments around a hit
 follow as items worth CONTEXT_SHARE of it, so a tight budget takes the matching lines first
-and their surroundings after. A hit that carries
-an error takes the segment before it along (a traceback is already part of its record's
-segment).
+and their surroundings after. A hit that carries an error takes the segment before it along
+(a traceback is already part of its record's segment).
 
 This module is pure: costs come from the stored per-segment token counts and from
 `marker_tokens`, the token count of an omission marker line, which the caller supplies.
