@@ -11,7 +11,7 @@ from typing import Any, cast
 
 import grpc
 import pytest
-from sharedctx import AsyncClient, Client, UnavailableError, calls
+from sharedctx import AsyncClient, Client, UnavailableError, calls, wire
 from sharedctx.loop_clients import LoopClients
 from sharedctx.types import FIT_CHOICES
 from sharedctx.v1 import sharedctx_pb2 as pb
@@ -154,3 +154,8 @@ def test_loop_clients_keep_one_client_per_loop_and_close_those_of_closed_loops()
     assert made[0].closed and not made[1].closed  # its loop closed: closed on the next get
     asyncio.run(clients.close())
     assert made[1].closed
+
+
+def test_an_op_a_newer_server_added_reads_as_its_number() -> None:
+    assert wire.change(pb.ChangeEvent(op=pb.ChangeEvent.OP_TOUCH)).op == "touch"
+    assert wire.change(pb.ChangeEvent(op=99)).op == "op_99"  # type: ignore[arg-type]

@@ -56,7 +56,8 @@ async def test_keys_without_a_ttl_are_left_alone_and_absent_or_expired_ones_are_
 
 
 async def test_watchers_see_the_touch_with_the_entrys_version(client: AsyncClient) -> None:
-    stream = await watching(client, NS)
+    stream = await watching(client, NS, include_touches=True)
+    plain = await watching(client, NS)  # clients that did not ask for touches never see one
     await client.put(NS, "k", "v1", ttl_seconds=60)
     await client.put(NS, "k", "v2", ttl_seconds=60)
     await client.put(NS, "plain", "no ttl")
@@ -70,6 +71,7 @@ async def test_watchers_see_the_touch_with_the_entrys_version(client: AsyncClien
         ("touch", "k", 2),
         ("delete", "k", 2),
     ]
+    assert [c.op for c in await take(plain, 4)] == ["put", "put", "put", "delete"]
 
 
 async def test_a_touched_entry_outlives_its_first_ttl_on_every_replica(

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 from sharedctx import AsyncClient, Change, PutItem, SharedCtxError
@@ -40,10 +41,10 @@ async def take(stream: AsyncIterator[Change], n: int, timeout: float = 10) -> li
     return out
 
 
-async def watching(client: AsyncClient, namespace: str) -> AsyncIterator[Change]:
+async def watching(client: AsyncClient, namespace: str, **options: Any) -> AsyncIterator[Change]:
     """A Watch of `namespace` that has started: it begins "from now", so a probe entry is
     written (again, until one comes through) and removed before the caller's changes."""
-    stream = aiter(client.watch(namespace))
+    stream = aiter(client.watch(namespace, **options))
     seen = asyncio.create_task(anext(stream))
     while True:
         await client.put(namespace, PROBE, "ready?")

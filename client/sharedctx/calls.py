@@ -141,11 +141,15 @@ def fit(
     return Unary("Fit", req, True, wire.fit_result, timeout)
 
 
-def watch(namespace: str, resume_token: str = "") -> Stream[Change]:
-    """Changes of the namespace as they happen; resume after a Change.resume_token."""
-    return Stream(
-        "Watch", pb.WatchRequest(namespace=namespace, resume_token=resume_token), wire.change
+def watch(
+    namespace: str, resume_token: str = "", *, include_touches: bool = False
+) -> Stream[Change]:
+    """Changes of the namespace as they happen; resume after a Change.resume_token. TTL
+    restarts (op "touch") only with include_touches."""
+    req = pb.WatchRequest(
+        namespace=namespace, resume_token=resume_token, include_touches=include_touches
     )
+    return Stream("Watch", req, wire.change)
 
 
 def reembed(namespace: str, *, force: bool = False) -> Stream[ReembedProgress]:

@@ -226,7 +226,7 @@ def _fit(client: Client, args: argparse.Namespace) -> None:
 def _watch(client: Client, args: argparse.Namespace) -> None:
     last = args.resume_token or ""
     try:
-        for change in client.watch(args.namespace, last):
+        for change in client.watch(args.namespace, last, include_touches=args.touches):
             when = change.time.isoformat() if change.time else ""
             data = {
                 "op": change.op, "key": change.key, "version": change.version,
@@ -352,6 +352,7 @@ def _client_parsers(sub: Any) -> None:
 
     watch = _client_parser(sub, "watch", help="print the namespace's changes as they happen")
     watch.add_argument("--resume-token", help="continue after this event's token")
+    watch.add_argument("--touches", action="store_true", help="show TTL restarts (Touch) too")
 
 
 def added_commands() -> dict[str, Command]:

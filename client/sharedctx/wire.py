@@ -294,10 +294,18 @@ def touched(msg: pb.TouchResponse) -> dict[str, datetime | None]:
     return {e.key: _time(e.expires_at, e.HasField("expires_at")) for e in msg.entries}
 
 
+def _op_name(op: int) -> str:
+    """put, delete, ...; for an op a newer server added, "op_<number>" rather than a crash."""
+    try:
+        return pb.ChangeEvent.Op.Name(op)[3:].lower()
+    except ValueError:
+        return f"op_{op}"
+
+
 def change(msg: pb.ChangeEvent) -> Change:
     """A Change from the wire message."""
     return Change(
-        op=pb.ChangeEvent.Op.Name(msg.op)[3:].lower(),
+        op=_op_name(msg.op),
         key=msg.key,
         version=msg.version,
         namespace_version=msg.namespace_version,

@@ -56,7 +56,7 @@ async def _stream(
     stopping: Callable[[], bool],
 ) -> AsyncIterator[str]:
     yield "retry: 2000\n\n"
-    changes = client.watch(namespace, resume).__aiter__()
+    changes = client.watch(namespace, resume, include_touches=True).__aiter__()
     first: asyncio.Future[Change] = asyncio.ensure_future(changes.__anext__())
     pending: asyncio.Future[Change] | None = first
     idle = 0.0

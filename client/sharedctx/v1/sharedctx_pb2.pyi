@@ -498,12 +498,14 @@ class FitResponse(_message.Message):
     def __init__(self, entries: _Optional[_Iterable[_Union[FitEntry, _Mapping]]] = ..., total_tokens: _Optional[int] = ..., candidates: _Optional[int] = ..., left_out: _Optional[int] = ..., explain: _Optional[_Iterable[_Union[FitCandidate, _Mapping]]] = ..., left_out_by_reason: _Optional[_Mapping[str, int]] = ..., weights: _Optional[_Mapping[str, float]] = ..., server_ms: _Optional[float] = ...) -> None: ...
 
 class WatchRequest(_message.Message):
-    __slots__ = ("namespace", "resume_token")
+    __slots__ = ("namespace", "resume_token", "include_touches")
     NAMESPACE_FIELD_NUMBER: _ClassVar[int]
     RESUME_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_TOUCHES_FIELD_NUMBER: _ClassVar[int]
     namespace: str
     resume_token: str
-    def __init__(self, namespace: _Optional[str] = ..., resume_token: _Optional[str] = ...) -> None: ...
+    include_touches: bool
+    def __init__(self, namespace: _Optional[str] = ..., resume_token: _Optional[str] = ..., include_touches: _Optional[bool] = ...) -> None: ...
 
 class ChangeEvent(_message.Message):
     __slots__ = ("op", "key", "version", "namespace_version", "time", "resume_token")

@@ -133,7 +133,8 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
         self, request: pb.WatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.ChangeEvent]:
         namespace = requests.namespace(request.namespace, self._limits)
-        async for change in self._feed.follow(namespace, request.resume_token):
+        changes = self._feed.follow(namespace, request.resume_token, request.include_touches)
+        async for change in changes:
             yield replies.change(change, self._feed.token(change))
 
     @maps_stream_errors

@@ -40,8 +40,11 @@ class ChangeFeed:
             raise InvalidArgument("resume_token", "is not a token returned by Watch")
         return stream_id, int(version)
 
-    async def follow(self, namespace: str, resume_token: str) -> AsyncIterator[Change]:
-        """Changes after the token (or from now), until the server stops."""
+    async def follow(
+        self, namespace: str, resume_token: str, touches: bool = False
+    ) -> AsyncIterator[Change]:
+        """Changes after the token (or from now), until the server stops; TTL restarts
+        ("touch") only with `touches`."""
         if resume_token:
             after, version = self._parse(resume_token)
             _, first = await self._store.changes(namespace, after, 1)
@@ -57,4 +60,5 @@ class ChangeFeed:
         while not self._stopping.is_set():
             for change in await self._store.read_changes(namespace, after, _BATCH, _BLOCK_MS):
                 after = change.id
-                yield change
+                if change.op != "touch" or touches:
+                    yield change
