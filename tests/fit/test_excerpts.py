@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sharedctx_server.fit import (
+    KEPT_SHARE,
     Fill,
     Form,
     Reason,
@@ -174,7 +175,7 @@ def fill(
         whole,
         options.budget_tokens,
         marker_tokens,
-        whole_omits=whole < full,  # as the Fit service says: a compressed form may omit
+        whole_omits=whole < KEPT_SHARE * full,  # as the Fit service: a compressed form omits
     )
     return select_entries(
         np.asarray(scores, dtype=np.float64),
@@ -243,9 +244,10 @@ def test_a_compressed_form_that_may_lack_the_matching_lines_does_not_stand_in_fo
     # line that matched.
     sel = fill([0.9], [big], [needle(0)], comp=[4], budget_tokens=100, keep_recent=0)
     assert sel.forms.tolist() == [Form.EXCERPT] and 5 in sel.excerpts[0].covered
-    # A whole form that is the text itself may go in whole.
-    sel = fill([0.9], [big], [needle(0)], budget_tokens=4 * big, keep_recent=0)
-    assert sel.forms.tolist() == [Form.COMPRESSED]
+    # A whole form that is the text itself, or close to it (re-spaced), may go in whole.
+    for comp in (big, int(0.9 * big)):
+        sel = fill([0.9], [big], [needle(0)], comp=[comp], budget_tokens=4 * big, keep_recent=0)
+        assert sel.forms.tolist() == [Form.COMPRESSED]
 
 
 def test_the_line_that_matches_best_wins_over_a_slightly_better_entrys_line() -> None:

@@ -22,6 +22,7 @@ from sharedctx_server.fit.adaptive_sizer import (
     sizer_profile,
 )
 from sharedctx_server.fit.excerpts import (
+    KEPT_SHARE,
     Relevance,
     SegmentView,
     excerpt_offer,
@@ -124,6 +125,7 @@ __all__ = [
     "Segments",
     "TurnExcerpts",
     "excerpt_offer",
+    "KEPT_SHARE",
     "omission_marker",
     "render_excerpt",
     # selection and the turn strategies

@@ -36,6 +36,7 @@ from sharedctx_server.fit.segments import Segments, omission_marker
 __all__ = [
     "CONTEXT_SHARE",
     "ERROR_SHARE",
+    "KEPT_SHARE",
     "TURN_SHARE",
     "WHOLE_SHARE",
     "Excerpt",
@@ -64,6 +65,9 @@ CONTEXT_SHARE = 0.5
 # A cut entry costing more than this share of the budget (or whole only as a compressed form)
 # goes in as an excerpt rather than whole when its best hits are concentrated (excerpt_offer).
 WHOLE_SHARE = 0.25
+# A compressed form under this share of the full form's tokens left lines out (one closer to
+# the full form mostly re-spaced it): whole, it may lack the lines that matched.
+KEPT_SHARE = 0.8
 # "Clearly more relevance per token": the entry's strong hits cost at most 1/DENSITY of it.
 DENSITY = 2.0
 # A hit is strong when its rho is at least this share of the namespace's best.
