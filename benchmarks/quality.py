@@ -143,6 +143,9 @@ async def evaluate(
                 jobs.append((ns, q["question"], evidence, q.get("category")))
     sums = {s: dict.fromkeys(budgets, 0.0) for s in strategies}
     by_category: dict[str, dict[int, dict[str, float]]] = {s: {} for s in strategies}
+    # Per conversation too: a figure that holds on every conversation is more likely to hold on
+    # conversations not measured here than one carried by a few.
+    by_namespace: dict[str, dict[int, dict[str, float]]] = {s: {} for s in strategies}
     progress = Progress(len(jobs) * len(strategies) * len(budgets), "asking Fit")
     gate = asyncio.Semaphore(concurrency)
 
@@ -157,11 +160,14 @@ async def evaluate(
                     sums[strategy][budget] += recall
                     cat = by_category[strategy].setdefault(budget, {})
                     cat[str(category)] = cat.get(str(category), 0.0) + recall
+                    conv = by_namespace[strategy].setdefault(budget, {})
+                    conv[ns] = conv.get(ns, 0.0) + recall
                     progress.step()
 
     await asyncio.gather(*(ask(*job) for job in jobs))
     n = len(jobs)
     counts = {str(c): sum(1 for j in jobs if j[3] == c) for c in {j[3] for j in jobs}}
+    per_namespace = {ns: sum(1 for j in jobs if j[0] == ns) for ns in {j[0] for j in jobs}}
     return {
         "questions": n,
         "evidence_ids_dropped": dropped,
@@ -170,6 +176,13 @@ async def evaluate(
             s: {
                 str(b): {c: round(v / counts[c], 4) for c, v in sorted(cats.items())}
                 for b, cats in by_category[s].items()
+            }
+            for s in strategies
+        },
+        "recall_by_conversation": {
+            s: {
+                str(b): {ns: round(v / per_namespace[ns], 4) for ns, v in sorted(convs.items())}
+                for b, convs in by_namespace[s].items()
             }
             for s in strategies
         },
