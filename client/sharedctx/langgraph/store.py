@@ -108,13 +108,14 @@ def _plan(ops: Iterable[Op], layout: Layout) -> Plan[list[Result]]:
     results: list[Result] = [None] * len(ops)
     gets: list[tuple[int, str, GetOp]] = []
     reads: list[tuple[int, Plan[Any]]] = []
-    expiring: dict[int, set[tuple[str, str]]] = {}  # a search's items read with a TTL
+    # (sharedctx namespace, key) of the entries the searches read that have a TTL
+    expiring: set[tuple[str, str]] = set()
     puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
     for i, op in enumerate(ops):
         if isinstance(op, GetOp):
             gets.append((i, names.encode(op.namespace, layout.prefix), op))
         elif isinstance(op, SearchOp):
-            reads.append((i, search(op, layout, expiring.setdefault(i, set()))))
+            reads.append((i, search(op, layout, expiring)))
         elif isinstance(op, ListNamespacesOp):
             reads.append((i, list_namespaces(op, layout)))
         elif isinstance(op, PutOp):
@@ -139,12 +140,12 @@ def _plan(ops: Iterable[Op], layout: Layout) -> Plan[list[Result]]:
         entry = entries.get((name, get.key))
         if get.refresh_ttl and entry is not None and entry.expires_at is not None:
             renew.setdefault(name, []).append(get.key)
-    for i, seen in expiring.items():
+    for i, _ in reads:
         searched = ops[i]
         if isinstance(searched, SearchOp) and searched.refresh_ttl:
             for item in cast(list[SearchItem], results[i]):
                 name = names.encode(item.namespace, layout.prefix)
-                if (name, item.key) in seen:
+                if (name, item.key) in expiring:
                     renew.setdefault(name, []).append(item.key)
     yield from gather([*touch_calls(renew), *writes])
     return results

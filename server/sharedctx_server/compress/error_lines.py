@@ -262,6 +262,11 @@ class ErrorMemo:
         return [seen[k] for k in keys]
 
 
+def _collapsed_units(text: str, escaped_newlines: bool) -> set[str]:
+    """The lines of `text` (split_units), whitespace collapsed: what an error line is sought in."""
+    return {collapse_ws(u) for u in split_units(text, escaped_newlines=escaped_newlines)}
+
+
 def missing_error_lines(
     original: str,
     compressed: str,
@@ -273,7 +278,7 @@ def missing_error_lines(
 
     `is_error` lets a caller that already judged the lines pass its memoised answers.
     """
-    kept = {collapse_ws(u) for u in split_units(compressed, escaped_newlines=escaped_newlines)}
+    kept = _collapsed_units(compressed, escaped_newlines)
     units = split_units(original, escaped_newlines=escaped_newlines)
     return [
         unit
@@ -330,8 +335,7 @@ class JudgedLines:
         `missing_error_lines` finds."""
         if not self.error_lines:
             return []
-        units = split_units(compressed, escaped_newlines=self.escaped_newlines)
-        kept = {collapse_ws(u) for u in units}
+        kept = _collapsed_units(compressed, self.escaped_newlines)
         return [line for line in self.error_lines if line not in kept]
 
     @cached_property

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +30,7 @@ __all__ = ["SegmentIndex", "SegmentTable"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,6 +43,15 @@ class _Entry:
     positions: IntArray  # the segment of each posting
     counts: FloatArray  # the term's count in that segment
     lengths: FloatArray  # terms per segment
+    names: frozenset[int]  # ids of the terms that name the entry (in every segment once)
+
+
+class _Postings(NamedTuple):
+    """One term's postings over the flat table."""
+
+    positions: IntArray
+    counts: FloatArray
+    in_text: BoolArray  # the segment's own text holds the term (not only the entry's name)
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,7 +92,7 @@ class SegmentIndex:
         self._total_length = 0.0
         self._table: SegmentTable | None = None
         self._norm: FloatArray | None = None  # BM25's length normalisation per flat position
-        self._flat: dict[int, tuple[IntArray, FloatArray]] = {}  # term id -> its postings
+        self._flat: dict[int, _Postings] = {}  # term id -> its postings
 
     @property
     def entries(self) -> int:
@@ -100,14 +111,26 @@ class SegmentIndex:
         """The segments of the cut entry in `slot` (KeyError when it is not cut)."""
         return self._entries[slot].segments
 
-    def add(self, slot: int, segments: Segments, segment_terms: Sequence[Sequence[str]]) -> None:
-        """Index the cut entry in `slot`, one term list per segment (replacing what it held)."""
+    def add(
+        self,
+        slot: int,
+        segments: Segments,
+        segment_terms: Sequence[Sequence[str]],
+        names: Sequence[str] = (),
+    ) -> None:
+        """Index the cut entry in `slot`, one term list per segment (replacing what it held).
+
+        `names` are the terms that name the entry (its key, tool, kind): they count once in
+        every segment, as a title field does, but make no segment match by themselves (bm25).
+        """
         if len(segment_terms) != len(segments):
             raise ValueError("one term list per segment")
         self.remove(slot)
+        names = list(dict.fromkeys(names))
         pairs: list[int] = []  # term id, segment, count, flattened
         lengths = np.zeros(len(segment_terms), dtype=np.float64)
-        for segment, terms in enumerate(segment_terms):
+        for segment, own in enumerate(segment_terms):
+            terms = [*own, *names]
             lengths[segment] = len(terms)
             for term, count in Counter(terms).items():
                 pairs += (self._id(term), segment, count)
@@ -122,6 +145,7 @@ class SegmentIndex:
             positions=table[:, 1].copy(),
             counts=table[:, 2].astype(np.float64),
             lengths=lengths,
+            names=frozenset(self._id(term) for term in names),
         )
         self._segments += lengths.size
         self._total_length += float(lengths.sum())
@@ -182,13 +206,14 @@ class SegmentIndex:
             self._norm = k1 * (1.0 - b + b * lengths / (average or 1.0))
         return self._norm
 
-    def _postings(self, term_id: int) -> tuple[IntArray, FloatArray]:
-        """The term's postings as flat table positions and counts (cached until a change)."""
+    def _postings(self, term_id: int) -> _Postings:
+        """The term's postings as flat table positions, counts and whether the text itself
+        holds the term there (not only the entry's name); cached until a change."""
         found = self._flat.get(term_id)
         if found is not None:
             return found
         table = self.table()
-        positions, counts = [], []
+        positions, counts, own = [], [], []
         for k, slot in enumerate(table.slots.tolist()):
             entry = self._entries[slot]
             at = int(np.searchsorted(entry.term_ids, term_id))
@@ -196,47 +221,38 @@ class SegmentIndex:
                 lo, hi = entry.offsets[at], entry.offsets[at + 1]
                 positions.append(entry.positions[lo:hi] + table.bounds[k])
                 counts.append(entry.counts[lo:hi])
-        found = (
+                # A name is in every segment once: the text holds the term beyond that.
+                named = term_id in entry.names
+                own.append(entry.counts[lo:hi] > 1 if named else np.ones(hi - lo, np.bool_))
+        found = _Postings(
             np.concatenate(positions) if positions else np.zeros(0, dtype=np.int64),
             np.concatenate(counts) if counts else np.zeros(0),
+            np.concatenate(own) if own else np.zeros(0, dtype=np.bool_),
         )
         self._flat[term_id] = found
         return found
 
     def bm25(
-        self,
-        query_terms: Iterable[str],
-        *,
-        named: Mapping[str, IntArray] | None = None,
-        k1: float = BM25_K1,
-        b: float = BM25_B,
+        self, query_terms: Iterable[str], *, k1: float = BM25_K1, b: float = BM25_B
     ) -> FloatArray:
         """BM25 of the query against every segment, aligned with table().
 
         Each distinct query term counts once; idf is ln(1 + (N - df + .5) / (df + .5)) with
-        N the namespace's segments, as TermStats does for entries. `named[term]`: the slots
-        whose segments hold `term` as part of the entry's name (every segment does, see
-        NamespaceState.name_terms). With `named`, a segment scores only when a query term
-        matches its own text: a name adds to the lines that match, it makes none match.
+        N the namespace's segments, as TermStats does for entries. A segment scores only when
+        a query term is in its own text: the entry's name adds to the lines that match, it
+        makes none match.
         """
-        table = self.table()
-        scores = np.zeros(len(table), dtype=np.float64)
-        content = np.zeros(len(table), dtype=np.bool_) if named is not None else None
+        scores = np.zeros(len(self.table()), dtype=np.float64)
+        matched = np.zeros(scores.size, dtype=np.bool_)
         for term in dict.fromkeys(query_terms):
             term_id = self._vocabulary.get(term)
             df = int(self._df[term_id]) if term_id is not None else 0
             if term_id is None or df <= 0:
                 continue
             idf = math.log(1.0 + (self._segments - df + 0.5) / (df + 0.5))
-            positions, tf = self._postings(term_id)
+            postings = self._postings(term_id)
+            positions, tf = postings.positions, postings.counts
             norm = self._lengths_norm(k1, b)[positions]
             scores[positions] += idf * tf * (k1 + 1.0) / (tf + norm)
-            if content is not None:
-                slots = named.get(term) if named is not None else None
-                if slots is None:
-                    content[positions] = True
-                else:
-                    # In a named entry the term is in every segment: as text only beyond that.
-                    own = ~np.isin(table.slot_of[positions], slots) | (tf > 1)
-                    content[positions[own]] = True
-        return scores if content is None else np.where(content, scores, 0.0)
+            matched[positions[postings.in_text]] = True
+        return np.where(matched, scores, 0.0)

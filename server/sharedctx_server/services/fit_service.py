@@ -233,7 +233,7 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
     """The query's relevance of the eligible cut entries' segments."""
     terms = lexical_terms(query.query) if query.query else []
     index = state.segments
-    raw = index.bm25(terms, named=state.named(terms)) if terms else np.zeros(len(index.table()))
+    raw = index.bm25(terms) if terms else np.zeros(len(index.table()))
     return Relevance.of(index.table(), raw, eligible, index.segments_of)
 
 

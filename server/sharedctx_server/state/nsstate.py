@@ -123,9 +123,6 @@ class NamespaceState:
         self._threads: dict[str, int] = {}
         self._inbound: Counter[str] = Counter()  # name -> live entries referencing it
         self._name_slot: dict[str, int] = {}  # key or alias -> slot
-        self._named: dict[str, set[int]] = {}  # name term -> slots named by it (name_terms)
-        self._named_arrays: dict[str, IntArray] = {}  # the same, sorted, built on first use
-        self._names_of: dict[int, list[str]] = {}
         self._cached: _Derived | None = None
         # The turn strategies' turns of this state (its lifetime: a Clear starts afresh).
         self.turns = TurnCache()
@@ -216,9 +213,7 @@ class NamespaceState:
             references=meta.references,
             relevance_text=full_text[:_RELEVANCE_TEXT_CHARS],
         )
-        names = name_terms(entry.key, meta)
-        self._name(slot, names)
-        self._index_text(slot, full_text, meta.segments, names)
+        self._index_text(slot, full_text, meta.segments, name_terms(entry.key, meta))
         self._link(slot)
         self._changed(slot)
 
@@ -238,7 +233,7 @@ class NamespaceState:
             lexical_terms("\n".join(lines[start : start + count]))
             for start, count in zip(segments.starts.tolist(), segments.lines.tolist(), strict=True)
         ]
-        self.segments.add(slot, segments, [terms + names for terms in per_segment])
+        self.segments.add(slot, segments, per_segment, names)
         self.terms.add(slot, [term for terms in per_segment for term in terms] + names)
 
     def set_vector(self, slot: int, vector: npt.NDArray[np.float32] | None) -> None:
@@ -259,38 +254,11 @@ class NamespaceState:
         self.expires_ms[slot] = expires_ms
         return True
 
-    def _name(self, slot: int, names: list[str]) -> None:
-        """Record the name terms of the entry in `slot` (none: forget them)."""
-        for term in self._names_of.pop(slot, ()):
-            slots = self._named[term]
-            slots.discard(slot)
-            self._named_arrays.pop(term, None)
-            if not slots:
-                del self._named[term]
-        if names:
-            self._names_of[slot] = names
-            for term in names:
-                self._named.setdefault(term, set()).add(slot)
-                self._named_arrays.pop(term, None)
-
-    def named(self, terms: list[str]) -> dict[str, IntArray]:
-        """For each of `terms` that names entries (name_terms), their slots, sorted."""
-        out: dict[str, IntArray] = {}
-        for term in dict.fromkeys(terms):
-            if term not in self._named:
-                continue
-            if term not in self._named_arrays:
-                slots = sorted(self._named[term])
-                self._named_arrays[term] = np.asarray(slots, dtype=np.int64)
-            out[term] = self._named_arrays[term]
-        return out
-
     def remove(self, key: str) -> None:
         """Drop `key` if present."""
         slot = self.slot_of.pop(key, None)
         if slot is None:
             return
-        self._name(slot, [])
         self._unlink(slot)
         self.alive[slot] = False
         self.embedded[slot] = False
