@@ -26,7 +26,8 @@ from sharedctx_server.fit import (
     render_excerpt,
     select_entries,
 )
-from sharedctx_server.fit.excerpts import Excerpt, plan_excerpt
+from sharedctx_server.fit.excerpts import REPEAT_FREE, Excerpt, plan_excerpt
+from sharedctx_server.fit.segment_index import line_shape
 
 SETTINGS = settings(max_examples=120, deadline=None)
 
@@ -90,6 +91,16 @@ def test_segment_index_forgets_removed_and_replaced_entries() -> None:
     assert index.bm25(["gamma"]).tolist()[0] > 0 and len(index.table()) == 1
 
 
+def test_an_entrys_name_adds_to_its_matching_lines_and_makes_none_match() -> None:
+    lines = ["cache warm", "metrics system started", "org.mortbay.log: Started HttpServer2"]
+    index = SegmentIndex()
+    index.add(0, one_line_segments(3), [lexical_terms(t) for t in lines], names=["hadoop", "log"])
+    index.add(1, one_line_segments(1), [lexical_terms("server started")])
+    scores = index.bm25(lexical_terms("hadoop log: started")).tolist()
+    assert scores[0] == 0.0  # the name alone matches nothing
+    assert scores[1] > scores[3] > 0  # the named entry's line wins over the same words elsewhere
+
+
 # --- excerpt costs and text ---------------------------------------------------------------
 
 
@@ -151,10 +162,11 @@ def fill(
     costs: list[int],
     views: list[SegmentView],
     cut: frozenset[int] | None = None,
+    terms: list[list[str]] | None = None,
     **opts: Any,
 ) -> Any:
     """select_entries with excerpts of `views` (every row in `cut` is cut; the others of
-    them have no hits)."""
+    them have no hits); `terms`: each segment's terms (default: a word of its own)."""
     n = len(scores)
     full = np.asarray(costs, dtype=np.int64)
     comp = np.asarray(opts.pop("comp", costs), dtype=np.int64)
@@ -162,7 +174,7 @@ def fill(
     rho = {v.row: v.relevance for v in views}
     index = SegmentIndex()
     for row in sorted((cut or frozenset()) | rho.keys()):
-        index.add(row, SEGS, [["x"]] * len(SEGS))
+        index.add(row, SEGS, terms or [[chr(ord("a") + k) * 3] for k in range(len(SEGS))])
     table = index.table()
     flat = np.concatenate(
         [np.zeros(0)] + [rho.get(r, np.zeros(len(SEGS))) for r in table.slots.tolist()]
@@ -268,6 +280,32 @@ def test_the_line_that_matches_best_wins_over_a_slightly_better_entrys_line() ->
     sel = fill([1.1, 0.95], [big, big], [line(0, 0.84), line(1, 0.84)],
                budget_tokens=one.tokens + 2, keep_recent=0)  # fmt: skip
     assert sel.indices.tolist() == [0]
+
+
+def test_repeats_of_one_line_give_way_to_a_line_that_says_something_else() -> None:
+    # The one-line segments 0, 2, 4, 5 say the same with other numbers and match best; the
+    # last matches less but says something else.
+    last, alike = len(SEGS) - 1, [0, 2, 4, 5]
+    assert all(SEGS.lines[k] == 1 for k in [*alike, last])
+    repeats = [["retry", "connect", str(k)] if k in alike else ["other" * (k + 1)]
+               for k in range(len(SEGS))]  # fmt: skip
+    repeats[last] = ["refused"]
+    distinct = [[*terms, "x" * (k + 1)] for k, terms in enumerate(repeats)]
+    assert line_shape(repeats[0]) == line_shape(repeats[2]) != line_shape(distinct[2])
+    assert line_shape(["42", "0x1f"]) == 0  # nothing but numbers: no shape
+    relevance = np.zeros(len(SEGS))
+    relevance[alike] = 0.9
+    relevance[last] = 0.6
+    expected = [*alike[:REPEAT_FREE], last]
+    room = Excerpt(SEGS, marker_tokens)
+    room.add(expected)
+    big = int(SEGS.tokens.sum())
+    view = SegmentView(0, SEGS, relevance)
+    sel = fill([0.9], [big], [view], terms=repeats, budget_tokens=room.tokens, keep_recent=0)
+    assert sel.excerpts[0].covered == expected
+    # Were each line its own, the better lines would have taken the budget.
+    sel = fill([0.9], [big], [view], terms=distinct, budget_tokens=room.tokens, keep_recent=0)
+    assert sel.excerpts[0].covered == alike
 
 
 def test_max_entries_counts_an_excerpt_as_one_entry_that_can_still_grow() -> None:

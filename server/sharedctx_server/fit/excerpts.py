@@ -74,6 +74,11 @@ DENSITY = 2.0
 STRONG_HIT = 0.5
 # RELEVANT / RECENT: an oversized tool output's excerpt takes at most this share of the budget.
 TURN_SHARE = 0.5
+# Repeats of one line shape (line_shape) after the first REPEAT_FREE hits of that shape weigh
+# REPEAT_SHARE of their score: a few examples of a repeated line show what it says and how it
+# varies, and the budget goes on to lines that say something else.
+REPEAT_FREE = 3
+REPEAT_SHARE = 0.5
 # Hit items handed to a fill: enough that their costs add up to this many budgets.
 _ITEM_BUDGETS = 4
 
@@ -269,6 +274,9 @@ def _items(
     # which let whole entries without a single matching line outrank it).
     top = float(relevance.rho.max()) if hits.size else 1.0
     score = entry_weight(entry_scores[slot]) * relevance.rho[hits] / top
+    score *= np.where(
+        _repeat_rank(table.shapes[hits], score, slot, local) < REPEAT_FREE, 1.0, REPEAT_SHARE
+    )
     n = len(table)
     # A hit that carries an error brings the segment before it.
     with_before = (table.errors[hits] > 0) & (local > 0)
@@ -302,6 +310,20 @@ def _items(
         scores[keep],
         lower[keep],
     )
+
+
+def _repeat_rank(shapes: IntArray, score: FloatArray, row: IntArray, local: IntArray) -> IntArray:
+    """Per hit, how many hits of its shape rank above it (best first; ties: row, segment);
+    0 for hits without a shape."""
+    order = np.lexsort((local, row, -score))
+    by_shape = order[np.argsort(shapes[order], kind="stable")]
+    grouped = shapes[by_shape]
+    at = np.arange(grouped.size)
+    starts = np.ones(grouped.size, dtype=np.bool_)
+    starts[1:] = grouped[1:] != grouped[:-1]
+    rank = np.empty(grouped.size, dtype=np.int64)
+    rank[by_shape] = at - np.maximum.accumulate(np.where(starts, at, 0))
+    return np.where(shapes == 0, 0, rank)
 
 
 @dataclass(frozen=True, eq=False)

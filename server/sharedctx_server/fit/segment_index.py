@@ -26,11 +26,20 @@ import numpy.typing as npt
 from sharedctx_server.fit.lexical import BM25_B, BM25_K1
 from sharedctx_server.fit.segments import Segments
 
-__all__ = ["SegmentIndex", "SegmentTable"]
+__all__ = ["SegmentIndex", "SegmentTable", "line_shape"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+
+
+def line_shape(terms: Sequence[str]) -> int:
+    """What a segment says once its numbers, ids and other digit-bearing terms are masked:
+    equal for the repeats of one log statement (`retrying in 5 s`, `retrying in 10 s`), 0
+    (no shape, never a repeat of anything) when nothing is left. A hash: only equality
+    within one process matters."""
+    words = tuple(t for t in terms if t.isalpha())
+    return (hash(words) or 1) if words else 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,6 +53,7 @@ class _Entry:
     counts: FloatArray  # the term's count in that segment
     lengths: FloatArray  # terms per segment
     names: frozenset[int]  # ids of the terms that name the entry (in every segment once)
+    shapes: IntArray  # each segment's shape (line_shape)
 
 
 class _Postings(NamedTuple):
@@ -58,7 +68,7 @@ class _Postings(NamedTuple):
 class SegmentTable:
     """Every cut entry's segments end to end: entry `slots[k]` holds flat positions
     `bounds[k]` to `bounds[k + 1]`; per flat position, its entry's slot, its index inside the
-    entry, its tokens and error evidence."""
+    entry, its tokens, error evidence and shape (line_shape)."""
 
     slots: IntArray
     bounds: IntArray
@@ -66,6 +76,7 @@ class SegmentTable:
     local: IntArray
     tokens: IntArray
     errors: FloatArray
+    shapes: IntArray
 
     def __len__(self) -> int:
         return int(self.slot_of.size)
@@ -146,6 +157,7 @@ class SegmentIndex:
             counts=table[:, 2].astype(np.float64),
             lengths=lengths,
             names=frozenset(self._id(term) for term in names),
+            shapes=np.asarray([line_shape(terms) for terms in segment_terms], dtype=np.int64),
         )
         self._segments += lengths.size
         self._total_length += float(lengths.sum())
@@ -195,6 +207,9 @@ class SegmentIndex:
                 local=local,
                 tokens=flat("tokens", np.int64),  # type: ignore[arg-type]
                 errors=flat("errors", np.float64),  # type: ignore[arg-type]
+                shapes=np.concatenate([e.shapes for e in entries])
+                if entries
+                else np.zeros(0, np.int64),
             )
         return self._table
 
