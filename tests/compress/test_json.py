@@ -190,3 +190,51 @@ def test_a_one_line_array_on_an_error_line_of_a_multiline_document_is_kept_whole
     tags = ", ".join(f'"tag-{i}"' for i in range(40)) + ', "build failed"'
     text = '{\n  "name": "x",\n  "tags": [' + tags + '],\n  "pad": 1\n}'
     assert compress_json(text, MODERATE, CompressConfig()) == text
+
+
+NAMED_MARKER = re.compile(
+    r"^… (\d+) of (\d+) items omitted \(name: (.*)\); Get with full=true for all$"
+)
+
+
+def _word(i: int) -> str:
+    """A distinct name without digits: a, b, ..., z, ba, bb, ..."""
+    out = ""
+    while True:
+        out = chr(ord("a") + i % 26) + out
+        i //= 26
+        if i == 0:
+            return out
+
+
+def test_an_array_of_flat_records_is_a_table_that_names_what_it_left_out(
+    token_counter: TokenCounter,
+) -> None:
+    # `pip list --format json`: records all distinct, one with a key the others lack.
+    packages = [{"name": f"lib{_word(i)}", "version": f"{i % 7}.{i}.0"} for i in range(130)]
+    packages[60]["editable_project_location"] = "/src/libcli"
+    text = json.dumps(packages)
+    result = compress(text, count_tokens=token_counter.count)
+    assert result.compressor == "json"
+    assert token_counter.count(result.text) <= 0.4 * token_counter.count(text)
+    out = json.loads(result.text)
+    kept = [v for v in out if isinstance(v, dict)]
+    assert kept == [*packages[:3], packages[-1]]
+    markers = [NAMED_MARKER.match(v) for v in out if isinstance(v, str)]
+    assert len(markers) == 1 and markers[0] is not None
+    assert markers[0].group(3).split(", ") == [p["name"] for p in packages[3:-1]]
+    again = compress(result.text, count_tokens=token_counter.count)
+    assert again.text == result.text  # a compressed form is recognised as one
+
+
+def test_records_keep_their_rare_status_and_largest_values(token_counter: TokenCounter) -> None:
+    pods = [
+        {"pod": f"web-{_word(i)}", "status": "Running", "restarts": i % 2, "node": "n1"}
+        for i in range(50)
+    ]
+    pods[20]["status"] = "CrashLoopBackOff"
+    pods[31]["restarts"] = 42
+    out = json.loads(compress(json.dumps(pods, indent=2), count_tokens=token_counter.count).text)
+    kept = [v["pod"] for v in out if isinstance(v, dict)]
+    assert pods[20]["pod"] in kept and pods[31]["pod"] in kept
+    assert kept[:3] == [p["pod"] for p in pods[:3]] and kept[-1] == pods[-1]["pod"]

@@ -10,7 +10,15 @@ keeps its layout and every line of a kept item is unchanged. Where items were le
   whole, so the marker can never collide with data).
 
 The first and last items and every item carrying an error line are always kept; the rest are
-the most distinct by SimHash. Items are judged (sized and compared) with their numbers, ids and
+the most distinct by SimHash. An array of flat records (objects whose values are all
+numbers, strings, booleans or null: `pip list --format json`) is a table whose columns are
+their keys, and its items are chosen as a table's rows are (table_rows): the first three and
+the last, errors, rare values of a status-like field, the largest of numeric fields. Records
+are usually all distinct, so SimHash would keep them all; and when the first field names each
+record, the marker lists the names it stands for: `"… 126 of 130 items omitted (name: attrs,
+certifi, ...); Get with full=true for all"`.
+
+Items are judged (sized and compared) with their numbers, ids and
 times masked, as log lines are: records that differ only there carry little new information.
 Long string values anywhere are shortened (see json_strings).
 """
@@ -30,11 +38,13 @@ from .markers import OMITTED_KEY, json_items_marker, json_keys_marker
 from .masking import mask_line
 from .select import fingerprints, pick_distinct
 from .sizer import optimal_k
+from .table_rows import MAX_KEYS, choose_rows
 
 __all__ = ["compress_json", "looks_like_json"]
 
 _CLOSER = {"[": "]", "{": "}"}
 _SHAPE_CHARS = 1500  # of an item, judged for likeness: its first fields
+_MAX_RECORD_FIELDS = 64  # records with more keys between them are not read as a table
 
 
 def looks_like_json(text: str) -> bool:
@@ -67,6 +77,8 @@ class _Renderer:
         # In a one-line document every item shares the one line, so the unit kept unchanged
         # is the item; in a multi-line one a line holding a whole array must stay intact.
         self.multiline = "\n" in text.strip()
+        # Per array of records (by its start) whose first field names each record: the names.
+        self.record_names: dict[int, tuple[str, list[str]]] = {}
 
     def slice(self, start: int, end: int) -> str:
         """Source text of [start, end) with its long strings shortened."""
@@ -117,7 +129,12 @@ class _Renderer:
         run = first
         while run < total and run not in kept:
             run += 1
-        return json.dumps(json_items_marker(run - first, total), ensure_ascii=False)
+        detail = ""
+        named = self.record_names.get(node.start)
+        if named is not None and run - first <= MAX_KEYS:
+            field, names = named
+            detail = f"{field}: " + ", ".join(names[first:run])
+        return json.dumps(json_items_marker(run - first, total, detail), ensure_ascii=False)
 
     def choose(self, node: Node, starts: list[int], items: list[str]) -> set[int]:
         """Indices of the items to keep (all of them when sizing would not drop any)."""
@@ -133,6 +150,9 @@ class _Renderer:
             line_end = self.text.find("\n", node.end)
             if self.judged.carries_error(line_start, line_end if line_end >= 0 else len(self.text)):
                 return everything
+        records = self.records(node)
+        if records is not None:
+            return self.choose_records(node, starts, items, *records)
         # Judged like log lines: records that differ only in ids, numbers and times are alike.
         # A large item is judged by its start: hashing all of a 1 MiB document's items would
         # cost most of a Put, and how items differ shows in their first fields.
@@ -147,13 +167,75 @@ class _Renderer:
             for i, (s, v) in enumerate(zip(starts, node.values, strict=True))
             if self.judged.carries_error(s, v.end)
         )
-        kept = set(pick_distinct(prints, k, required))
-        # Tiny items (a list of short names) can cost less than the markers standing for them.
+        return self.worth_markers(node, items, set(pick_distinct(prints, k, required)))
+
+    def worth_markers(self, node: Node, items: list[str], kept: set[int]) -> set[int]:
+        """`kept`, or every item when the left-out ones cost no more than their markers
+        (tiny items: a list of short names)."""
+        n = len(items)
         dropped = sum(len(items[i]) for i in range(n) if i not in kept)
-        runs = sum(1 for i in range(1, n) if i not in kept and i - 1 in kept)
-        if dropped <= runs * len(json_items_marker(n, n)):
-            return everything
-        return kept
+        markers = sum(
+            len(self.marker(node, i, kept)) for i in range(1, n) if i not in kept and i - 1 in kept
+        )
+        return set(range(n)) if dropped <= markers else kept
+
+    def records(self, node: Node) -> tuple[list[str], list[list[str]]] | None:
+        """An array of flat records as a table: field names and each record's cells; None
+        for anything else."""
+        if node.kind != "array":
+            return None
+        columns: dict[str, int] = {}  # key as written -> column
+        cells: list[dict[int, str]] = []
+        for item in node.values:
+            if item.kind != "object" or not item.values or len(item.keys) != len(item.values):
+                return None
+            if any(v.kind != "value" for v in item.values):
+                return None
+            row = {}
+            for (s, e), v in zip(item.keys, item.values, strict=True):
+                column = columns.setdefault(self.text[s:e], len(columns))
+                row[column] = _cell(self.text[v.start : v.end])
+            cells.append(row)
+            if len(columns) > _MAX_RECORD_FIELDS:
+                return None
+        if not cells:
+            return None
+        # A key some records lack is an empty cell in theirs (pip's editable location).
+        rows = [[row.get(c, "") for c in range(len(columns))] for row in cells]
+        return [json.loads(k, strict=False) for k in columns], rows
+
+    def choose_records(
+        self,
+        node: Node,
+        starts: list[int],
+        items: list[str],
+        fields: list[str],
+        rows: list[list[str]],
+    ) -> set[int]:
+        """The records to keep, as a table's rows (table_rows)."""
+        errors = (
+            i
+            for i, (s, v) in enumerate(zip(starts, node.values, strict=True))
+            if self.judged.carries_error(s, v.end)
+        )
+        choice = choose_rows(
+            fields,
+            rows,
+            errors,
+            head=self.config.table_head_rows,
+            tail=self.config.table_tail_rows,
+        )
+        if choice.key is not None:
+            self.record_names[node.start] = (fields[choice.key], [r[choice.key] for r in rows])
+        return self.worth_markers(node, items, choice.keep | {0, len(items) - 1})
+
+
+def _cell(token: str) -> str:
+    """A scalar's value as a table cell: a string's text, a number as written, null empty."""
+    if token.startswith('"'):
+        value = json.loads(token, strict=False)
+        return value if isinstance(value, str) else token
+    return "" if token == "null" else token
 
 
 def compress_json(

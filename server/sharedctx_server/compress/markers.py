@@ -38,7 +38,7 @@ _MARKER = re.compile(
     r"^[ \t]*\[\.\.\. \d+ (?:similar lines?|lines? omitted|frames? omitted)\]$"
     r"|(?:^|\\n|\")\[\.\.\. \d+ lines? omitted\](?:$|\\n|\")"
     r"|\[\.\.\. \d+ chars omitted\](?:\\n|\")"
-    r"|… \d+ of \d+ (?:items|keys) omitted; Get with full=true for all\""
+    r"|… \d+ of \d+ (?:items|keys) omitted(?: \([^\n]*?\))?; Get with full=true for all\""
     r"|(?:^[ \t]*| )\[\.\.\. [\d,]+ [a-z][\w -]{0,40} omitted(?:: [^\]\n]{0,2000})?\]$",
     re.MULTILINE,
 )
@@ -69,9 +69,11 @@ def chars_marker(n: int) -> str:
     return f"[... {n} chars omitted]"
 
 
-def json_items_marker(n: int, total: int) -> str:
-    """Text of the JSON string element that stands for `n` left-out array items."""
-    return f"… {n} of {total} items omitted; Get with full=true for all"
+def json_items_marker(n: int, total: int, detail: str = "") -> str:
+    """Text of the JSON string element that stands for `n` left-out array items; `detail`
+    (no newlines) names them: `name: attrs, certifi`."""
+    named = f" ({detail.replace(chr(10), ' ')})" if detail else ""
+    return f"… {n} of {total} items omitted{named}; Get with full=true for all"
 
 
 def json_keys_marker(n: int, total: int) -> str:

@@ -16,167 +16,15 @@ rows are kept as written.
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-
 from .markers import form_header, omitted_marker
 from .plan import Attempt, Plan
 from .source import Source
 from .table_parse import Table, find_table
+from .table_rows import MAX_KEYS, choose_rows
 from .whitespace import collapse_ws
 from .wording import counted, tally
 
 __all__ = ["plan_table"]
-
-_NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?(?P<unit>[KMGTP]i?B?|%|[kmgt]b|ms|s)?$")
-_UNIT_SCALE = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
-# Columns that number or address things rather than measure them.
-_ID_COLUMN = re.compile(
-    r"^(?:pid|ppid|tid|uid|gid|id|#|port|ports|node|inode|device|lwp|pgid|sid|nlwp|fd|no|num"
-    r"|index|line|version|container id)$",
-    re.IGNORECASE,
-)
-_STATUS_COLUMN = re.compile(
-    r"status|state|stat|phase|ready|result|level|type|kind|health|condition|reason",
-    re.IGNORECASE,
-)
-_QUANTITY = re.compile(r"^[\d:.,/+-]+[a-zA-Z%]{0,3}$")
-_TOP_COLUMNS = 4  # numeric columns whose largest rows are kept
-_TOP_ROWS = 3  # rows kept per such column
-_COUNTED_COLUMNS = 3  # categorical columns whose values are counted
-_RARE_SHARE = 0.05  # a value in at most this share of the rows is rare...
-_COMMON_SHARE = 0.5  # ...when one value holds at least this share
-_MAX_RARE_ROWS = 20
-_MAX_CATEGORIES = 12
-_MAX_KEYS = 300  # names of left-out rows listed in markers (narrow tables only)
-_KEY_COLUMNS = 3
-
-
-def _number(value: str) -> float | None:
-    m = _NUMBER.match(value.replace(" ", ""))
-    if m is None:
-        return None
-    unit = m.group("unit") or ""
-    number = float(value[: m.start("unit")] if unit else value.replace(",", ""))
-    return number * _UNIT_SCALE.get(unit[:1].upper(), 1.0)
-
-
-def _numeric(values: list[str]) -> list[float | None] | None:
-    filled = [v for v in values if v]
-    if not filled:
-        return None
-    numbers = [_number(v.replace(",", "")) if v else None for v in values]
-    if sum(1 for x in numbers if x is not None) < 0.8 * len(filled):
-        return None
-    return numbers
-
-
-def _categorical(values: list[str]) -> Counter[str] | None:
-    counts = Counter(v for v in values if v)
-    if len(values) < 6 or not counts or len(counts) > _MAX_CATEGORIES:
-        return None
-    # Times, dates and amounts (START 02:03, AGE 3d) take few values without being a category.
-    if sum(k for v, k in counts.items() if _QUANTITY.match(v)) >= 0.5 * sum(counts.values()):
-        return None
-    if len(counts) > max(2, len(values) // 4) or counts.most_common(1)[0][1] < 2:
-        return None
-    return counts
-
-
-class _Columns:
-    """A table's columns, each read (and tried as numbers) once: rare values, the largest rows
-    and the key column all ask about the same columns."""
-
-    def __init__(self, table: Table) -> None:
-        self.table = table
-        self._values: dict[int, list[str]] = {}
-        self._numbers: dict[int, list[float | None] | None] = {}
-
-    def values(self, c: int) -> list[str]:
-        """Column `c`'s value in each row."""
-        if c not in self._values:
-            self._values[c] = [row[c] for row in self.table.values]
-        return self._values[c]
-
-    def numeric(self, c: int) -> list[float | None] | None:
-        """Column `c` as numbers, None when it does not hold numbers (see `_numeric`)."""
-        if c not in self._numbers:
-            self._numbers[c] = _numeric(self.values(c))
-        return self._numbers[c]
-
-
-class _Selection:
-    def __init__(self, table: Table, columns: _Columns, source: Source) -> None:
-        self.table = table
-        self.columns = columns
-        self.source = source
-        self.keep: set[int] = set()  # row positions
-        self.why: list[str] = []
-        self.counted: list[tuple[str, Counter[str]]] = []
-
-    def select(self) -> None:
-        table, config = self.table, self.source.config
-        n = len(table.rows)
-        self.keep.update(range(min(n, config.table_head_rows)))
-        self.keep.update(range(max(0, n - config.table_tail_rows), n))
-        lines = self.source.raw_lines
-        notable = [r for r, i in enumerate(table.rows) if self.source.judged.is_notable(lines[i])]
-        if notable:
-            self.keep.update(notable)
-            self.why.append("errors and warnings")
-        self._rare_and_counted()
-        self._largest()
-
-    def _rare_and_counted(self) -> None:
-        table = self.table
-        n = len(table.rows)
-        found: list[tuple[int, int, str, Counter[str]]] = []
-        for c, name in enumerate(table.columns):
-            counts = _categorical(self.columns.values(c))
-            if counts is None or self.columns.numeric(c) is not None:
-                continue
-            # Status-like names first, then the columns with the fewest values.
-            found.append((0 if _STATUS_COLUMN.search(name) else 1, len(counts), name, counts))
-            top = counts.most_common(1)[0][1]
-            if top < _COMMON_SHARE * n:
-                continue
-            rare = {v for v, k in counts.items() if k <= max(1, _RARE_SHARE * n)}
-            rows = [r for r, row in enumerate(table.values) if row[c] in rare]
-            if rows:
-                self.keep.update(rows[:_MAX_RARE_ROWS])
-                self.why.append(f"rare {name}")
-        found.sort(key=lambda f: (f[0], f[1]))
-        self.counted = [(name, counts) for _, _, name, counts in found[:_COUNTED_COLUMNS]]
-
-    def _largest(self) -> None:
-        table = self.table
-        measured: list[str] = []
-        for c, name in enumerate(table.columns):
-            if len(measured) == _TOP_COLUMNS or _ID_COLUMN.match(name):
-                continue
-            numbers = self.columns.numeric(c)
-            if numbers is None or len({x for x in numbers if x is not None}) < 2:
-                continue
-            ranked = sorted(
-                (r for r, x in enumerate(numbers) if x is not None),
-                key=lambda r: (-(numbers[r] or 0.0), r),
-            )
-            self.keep.update(ranked[:_TOP_ROWS])
-            measured.append(name)
-        if measured:
-            self.why.append("largest " + "/".join(measured))
-
-
-def _key_column(columns: _Columns) -> int | None:
-    """The column naming each row (package names), when the table is narrow enough to list
-    it cheaply: distinct values that stay distinct with their digits masked."""
-    if len(columns.table.columns) > _KEY_COLUMNS:
-        return None
-    values = columns.values(0)
-    shapes = {re.sub(r"\d+", "#", v) for v in values}
-    if len(shapes) < 0.9 * len(values) or columns.numeric(0) is not None:
-        return None
-    return 0
 
 
 def _aligned_rows(table: Table, positions: list[int]) -> list[str]:
@@ -190,12 +38,18 @@ def _aligned_rows(table: Table, positions: list[int]) -> list[str]:
 
 
 def _render(table: Table, source: Source) -> Attempt:
-    columns = _Columns(table)
-    pick = _Selection(table, columns, source)
-    pick.select()
+    raw = source.raw_lines
+    config = source.config
+    notable = (r for r, i in enumerate(table.rows) if source.judged.is_notable(raw[i]))
+    pick = choose_rows(
+        table.columns,
+        table.values,
+        notable,
+        head=config.table_head_rows,
+        tail=config.table_tail_rows,
+    )
     kept = sorted(pick.keep)
     n = len(table.rows)
-    raw = source.raw_lines
     start = table.header if table.header is not None else table.rows[0]
     if table.style == "aligned":
         shown = _aligned_rows(table, kept)
@@ -203,7 +57,7 @@ def _render(table: Table, source: Source) -> Attempt:
     else:
         header = raw[start].strip() if table.header is not None else ""
         rows = {r: raw[table.rows[r]].strip() for r in kept}
-    key = _key_column(columns)
+    key = pick.key
     body: list[str] = [collapse_ws(raw[i]) for i in table.others if i < start]
     if header:
         body.append(header)
@@ -219,7 +73,7 @@ def _render(table: Table, source: Source) -> Attempt:
             continue
         if gap:
             detail = ""
-            if key is not None and len(gap) <= _MAX_KEYS:
+            if key is not None and len(gap) <= MAX_KEYS:
                 detail = f"{table.columns[key]}: " + ", ".join(table.values[g][key] for g in gap)
             body.append(omitted_marker(len(gap), "row", detail))
             gap = []
