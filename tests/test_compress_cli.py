@@ -59,3 +59,16 @@ def test_explain_for_content_left_as_is(
         "none: 3 tokens, stored as is",
         "why: under 512 characters: stored as is",
     ]
+
+
+def test_a_dash_reads_stdin_and_a_missing_file_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(_listing().encode())))
+    assert main(["compress", "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["compressor"] == "listing"
+    missing = tmp_path / "nope.txt"
+    assert main(["compress", str(missing)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.strip() == f"sharedctx: cannot read {missing}: No such file or directory"

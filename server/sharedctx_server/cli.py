@@ -98,7 +98,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _compress_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", nargs="?", help="file to read; stdin when omitted")
+    parser.add_argument("file", nargs="?", help="file to read; stdin when omitted or -")
     parser.add_argument("--kind", choices=KINDS[1:], help="the entry's kind (a hint)")
     parser.add_argument("--tool-name", help="the tool that printed it (a hint), e.g. pytest")
     parser.add_argument("--token-encoding", default="o200k_base")
@@ -119,7 +119,12 @@ def _compress(args: argparse.Namespace) -> int:
     except ImportError:
         print(NOT_INSTALLED["compress"], file=sys.stderr)
         return 2
-    raw = Path(args.file).read_bytes() if args.file else sys.stdin.buffer.read()
+    try:
+        reading_stdin = args.file in (None, "-")
+        raw = sys.stdin.buffer.read() if reading_stdin else Path(args.file).read_bytes()
+    except OSError as exc:
+        print(f"sharedctx: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     try:
         content = raw.decode("utf-8")
     except UnicodeDecodeError:

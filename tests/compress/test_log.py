@@ -11,6 +11,7 @@ from sharedctx_server.compress import (
     line_has_error,
     missing_error_lines,
 )
+from sharedctx_server.compress.masking import mask_rare_words
 from sharedctx_server.tokens import TokenCounter
 
 COUNTED = re.compile(r"^\[\.\.\. (\d+) (?:similar lines?|lines? omitted)\]$")
@@ -172,3 +173,40 @@ def test_an_error_line_after_a_bare_e_line_is_kept() -> None:
         # Judged line by line, not through the scan under test.
         kept = set(out.split("\n"))
         assert [x for x in lines if line_has_error(x) and x not in kept] == [], at
+
+
+def _word(i: int) -> str:
+    out = ""
+    while True:
+        out, i = chr(ord("a") + i % 26) + out, i // 26
+        if i == 0:
+            return out
+
+
+def test_lines_that_differ_by_the_names_they_carry_fold_as_one_run(
+    token_counter: TokenCounter,
+) -> None:
+    # dpkg.log: three statements per package, each naming a different package.
+    lines = []
+    for i in range(120):
+        pkg = f"lib{_word(i * 7)}-dev:amd64"
+        lines += [
+            f"2026-05-20 16:49:{i % 60:02d} install {pkg} <none> {i % 5}.{i}-1",
+            f"2026-05-20 16:49:{i % 60:02d} status half-installed {pkg} {i % 5}.{i}-1",
+            f"2026-05-20 16:49:{i % 60:02d} status unpacked {pkg} {i % 5}.{i}-1",
+        ]
+    text = "\n".join(lines)
+    result = compress(text, count_tokens=token_counter.count, kind="log")
+    assert result.compressed_tokens < 0.2 * result.original_tokens
+    out = result.text.split("\n")
+    assert out[:2] == lines[:2] and out[-1] == lines[-1]
+    assert _accounted_lines(result.text) == len(lines)
+
+
+def test_rare_words_are_masked_only_on_lines_with_a_skeleton() -> None:
+    skeleton = [f"session opened for user {_word(i)} by sshd" for i in range(20)]
+    prose = [f"{_word(i)} {_word(i + 50)} {_word(i + 90)} {_word(i + 130)}" for i in range(20)]
+    masked = mask_rare_words(skeleton + prose)
+    assert set(masked[:20]) == {"session opened for user <*> by sshd"}
+    assert masked[20:] == prose  # nothing common to stand on: left as written
+    assert mask_rare_words(skeleton[:3]) == skeleton[:3]  # too few lines to tell

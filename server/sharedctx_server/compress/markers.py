@@ -31,14 +31,15 @@ OMITTED_KEY = "_omitted"
 _FULL_FORM_HINT = "Get with full=true for all"
 # Where the compressors put markers: a line of its own (log, stack trace, table, diff, test
 # report, outline), the end of a listing's folder line, between the `\n` escapes of a JSON
-# string, a JSON string element, and the header line that opens a structural form. A marker
-# quoted inside a sentence (a README describing the format) is not one: such a text is not
-# a compressed form.
+# string, a JSON string element (after `[`, `,`, `:` or alone on its line), and the header
+# line that opens a structural form. A marker quoted inside a sentence (a README describing
+# the format) is not one: such a text is not a compressed form.
 _MARKER = re.compile(
     r"^[ \t]*\[\.\.\. \d+ (?:similar lines?|lines? omitted|frames? omitted)\]$"
     r"|(?:^|\\n|\")\[\.\.\. \d+ lines? omitted\](?:$|\\n|\")"
     r"|\[\.\.\. \d+ chars omitted\](?:\\n|\")"
-    r"|… \d+ of \d+ (?:items|keys) omitted(?: \([^\n]*?\))?; Get with full=true for all\""
+    r"|(?:^[ \t]*|[\[,:] ?)\"… \d+ of \d+ (?:items|keys) omitted(?: \([^\n]*?\))?"
+    r"; Get with full=true for all\""
     r"|(?:^[ \t]*| )\[\.\.\. [\d,]+ [a-z][\w -]{0,40} omitted(?:: [^\]\n]{0,2000})?\]$",
     re.MULTILINE,
 )
