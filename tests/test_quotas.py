@@ -54,7 +54,7 @@ async def age_members(server: RunningServer, namespace: str = NS) -> set[str]:
 
 
 async def log_ops(server: RunningServer, namespace: str = NS) -> list[tuple[str, str]]:
-    _, changes = await server.store.changes(namespace, "0", 10_000)
+    _, changes = await server.store.log.after(namespace, "0", 10_000)
     return [(c.op, c.key) for c in changes]
 
 

@@ -40,8 +40,8 @@ class ExpiryReaper:
         while not self._stopping.is_set():
             try:
                 now = await self._store.redis_now_ms()
-                for namespace in await self._store.due_expiries(now, _LEASE_MS, _CLAIM):
-                    await self._store.reap(namespace, _SWEEP)
+                for namespace in await self._store.expiry.due(now, _LEASE_MS, _CLAIM):
+                    await self._store.expiry.reap(namespace, _SWEEP)
             except StoreUnavailable as exc:
                 log.debug("expiry reaper waits for Redis: %s", exc)
             except Exception:  # a bug must not end expiries for the server's whole life

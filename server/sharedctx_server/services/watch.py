@@ -47,18 +47,18 @@ class ChangeFeed:
         ("touch") only with `touches`."""
         if resume_token:
             after, version = self._parse(resume_token)
-            _, first = await self._store.changes(namespace, after, 1)
+            _, first = await self._store.log.after(namespace, after, 1)
             if first and first[0].namespace_version != version + 1:
-                oldest = await self._store.first_change(namespace)
+                oldest = await self._store.log.first(namespace)
                 held = f"it now starts at version {oldest.namespace_version}" if oldest else ""
                 raise LogTrimmed(
                     f"the change log no longer holds the changes after version {version} "
                     f"({held}); re-read the namespace (Keys/GetMany) and Watch without a token"
                 )
         else:
-            after, _ = await self._store.log_position(namespace)
+            after, _ = await self._store.log.position(namespace)
         while not self._stopping.is_set():
-            for change in await self._store.read_changes(namespace, after, _BATCH, _BLOCK_MS):
+            for change in await self._store.log.wait(namespace, after, _BATCH, _BLOCK_MS):
                 after = change.id
                 if change.op != "touch" or touches:
                     yield change

@@ -126,14 +126,14 @@ class NamespaceCache:
         state = NamespaceState(self._dim)
         # Position first: a write landing during the load is then both loaded and replayed,
         # and replaying refetches the entry, so applying it twice is harmless.
-        state.last_id, state.ns_version = await self._store.log_position(namespace)
+        state.last_id, state.ns_version = await self._store.log.position(namespace)
         keys = await self._store.all_keys(namespace)
         await self._refresh(namespace, state, keys)
         return state
 
     async def _catch_up(self, namespace: str, state: NamespaceState) -> tuple[int, NamespaceState]:
         while True:
-            now_ms, records = await self._store.changes(namespace, state.last_id, _SYNC_BATCH)
+            now_ms, records = await self._store.log.after(namespace, state.last_id, _SYNC_BATCH)
             if not records:
                 return now_ms, state
             if records[0].namespace_version != state.ns_version + 1:

@@ -18,12 +18,13 @@ from ..model import (
 )
 from ..settings import Settings
 from . import keys as K
+from .changelog import ChangeLog
 from .expiries import ExpirySchedule
 from .multiplex import MultiplexedRedis
 from .quotas import Quota, QuotaTable
+from .reaping import Reaping
 from .records import (
     ENTRY_FIELDS,
-    Change,
     decode_page_token,
     encode_page_token,
     entry_from_fields,
@@ -77,6 +78,13 @@ class Store:
         self._quotas = quotas or QuotaTable(Quota())
         self._registry = NamespaceRegistry(redis)
         self._expiries = ExpirySchedule(redis, self._scripts)
+        # The change log as Watch and the namespace cache read it, and the reaping of due
+        # expiries (services/reaper.py): their own rooms, over the same client and keys.
+        self.log = ChangeLog(redis, self._ns, self._errors, self.redis_now_ms)
+        self.expiry = Reaping(
+            redis, self._scripts, self._registry, self._expiries, self._ns, self._errors,
+            settings.change_log_max,
+        )  # fmt: skip
         # Told the operation's name each time Redis fails one (the Redis-errors metric).
         self._on_unavailable = on_unavailable
 
@@ -306,7 +314,7 @@ class Store:
         ns = self._ns(namespace)
         limit = max(self._settings.sweep_batch, 1000)
         async with self._errors("stats"):
-            while (await self._sweep(namespace, limit))[0] >= limit:
+            while (await self.expiry.sweep(namespace, limit))[0] >= limit:
                 pass
             raw = await self._redis.hgetall(ns.stats)
         values = {text(k): int(v) for k, v in raw.items()}
@@ -381,85 +389,8 @@ class Store:
                 page.prefix, page.page_size, page.page_token, now_ms, readable
             )
 
-    async def _sweep(self, namespace: str, limit: int) -> tuple[int, int | None]:
-        args = [self._settings.change_log_max, limit]
-        dropped, pending = await self._scripts.sweep(
-            self._redis, self._ns(namespace).as_list(), args
-        )
-        return int(dropped), int(float(pending)) if text(pending) else None
-
-    async def reap(self, namespace: str, limit: int) -> None:
-        """Remove every expired entry of the namespace (each logged as an expiry, exactly
-        once whoever else sweeps) and schedule its next expiry."""
-        async with self._errors("reap"):
-            while True:
-                dropped, pending = await self._sweep(namespace, limit)
-                if dropped < limit:
-                    break
-            first = await self._redis.zrange(self._ns(namespace).exp, 0, 0, withscores=True)
-            earliest = int(first[0][1]) if first else None
-            await self._expiries.settle(namespace, pending, earliest)
-
-    async def due_expiries(self, now_ms: int, lease_ms: int, count: int) -> list[str]:
-        """Namespaces with entries due to expire at `now_ms`, claimed for `lease_ms` (one
-        replica reaps each)."""
-        async with self._errors("reap"):
-            if not await self._expiries.filled():
-                await self._fill_expiries()
-            return await self._expiries.claim(now_ms, now_ms + lease_ms, count)
-
-    async def _fill_expiries(self) -> None:
-        """Schedule the namespaces written before the schedule existed (once per Redis)."""
-        await self._registry.fill()
-        for chunk in await self._registry.all_names():
-            pipe = self._redis.pipeline(transaction=False)
-            for name in chunk:
-                pipe.zrange(self._ns(name).exp, 0, 0, withscores=True)
-            for name, first in zip(chunk, await pipe.execute(), strict=True):
-                if first:
-                    await self._expiries.lower(name, int(first[0][1]))
-        await self._expiries.mark_filled()
-
     async def all_keys(self, namespace: str) -> list[str]:
         """Every indexed key (expired ones included until swept; callers filter by expiry)."""
         async with self._errors("all_keys"):
             raw = await self._redis.zrange(self._ns(namespace).idx, 0, -1)
         return [text(k) for k in raw]
-
-    async def log_position(self, namespace: str) -> tuple[str, int]:
-        """The newest change-log record's id and namespace version (('0', 0) when empty)."""
-        async with self._errors("log_position"):
-            last = await self._redis.xrevrange(self._ns(namespace).log, count=1)
-        if not last:
-            return "0", 0
-        record_id, fields = last[0]
-        return text(record_id), int(fields[b"ns"])
-
-    async def changes(self, namespace: str, after: str, count: int) -> tuple[int, list[Change]]:
-        """Redis's clock (ms) and up to `count` change records after stream id `after`.
-
-        One command (XRANGE) when the clock sample is fresh: a steady-state Fit's only one.
-        """
-        now = await self.redis_now_ms()
-        async with self._errors("changes"):
-            records = await self._redis.xrange(
-                self._ns(namespace).log, min=f"({after}", max="+", count=count
-            )
-        return now, [Change.from_record(r) for r in records]
-
-    async def read_changes(
-        self, namespace: str, after: str, count: int, block_ms: int
-    ) -> list[Change]:
-        """Wait up to `block_ms` for change records after `after` (XREAD BLOCK)."""
-        log_key = self._ns(namespace).log
-        async with self._errors("read_changes"):
-            reply = await self._redis.xread({log_key: after}, count=count, block=block_ms)
-        if not reply:
-            return []
-        return [Change.from_record(r) for r in reply[0][1]]
-
-    async def first_change(self, namespace: str) -> Change | None:
-        """The oldest record the (capped) change log still holds."""
-        async with self._errors("first_change"):
-            first = await self._redis.xrange(self._ns(namespace).log, count=1)
-        return Change.from_record(first[0]) if first else None
