@@ -163,6 +163,7 @@ def fill(
     views: list[SegmentView],
     cut: frozenset[int] | None = None,
     terms: list[list[str]] | None = None,
+    segs: Segments = SEGS,
     **opts: Any,
 ) -> Any:
     """select_entries with excerpts of `views` (every row in `cut` is cut; the others of
@@ -174,10 +175,10 @@ def fill(
     rho = {v.row: v.relevance for v in views}
     index = SegmentIndex()
     for row in sorted((cut or frozenset()) | rho.keys()):
-        index.add(row, SEGS, terms or [[chr(ord("a") + k) * 3] for k in range(len(SEGS))])
+        index.add(row, segs, terms or [[chr(ord("a") + k) * 3] for k in range(len(segs))])
     table = index.table()
     flat = np.concatenate(
-        [np.zeros(0)] + [rho.get(r, np.zeros(len(SEGS))) for r in table.slots.tolist()]
+        [np.zeros(0)] + [rho.get(r, np.zeros(len(segs))) for r in table.slots.tolist()]
     )
     relevance = Relevance(table, flat, flat, np.ones(n, dtype=np.bool_), index.segments_of)
     whole = full if options.form is Form.FULL else np.minimum(full, comp)
@@ -306,6 +307,23 @@ def test_repeats_of_one_line_give_way_to_a_line_that_says_something_else() -> No
     # Were each line its own, the better lines would have taken the budget.
     sel = fill([0.9], [big], [view], terms=distinct, budget_tokens=room.tokens, keep_recent=0)
     assert sel.excerpts[0].covered == alike
+
+
+def test_a_hit_keeps_its_context_however_many_weaker_hits_there_are() -> None:
+    # Sixty one-line segments of 10 tokens: the best hit at 30, weaker hits at every other
+    # even line (enough to cover many budgets). Each weaker hit would cost a marker too; the
+    # best hit's neighbour only its own line, which is all the budget has room for.
+    segs = Segments(np.ones(60, dtype=np.int64), np.full(60, 10, dtype=np.int64), np.zeros(60))
+    relevance = np.zeros(60)
+    relevance[2:58:2] = 0.6  # never at an end, where a line would replace a marker
+    relevance[30] = 1.0
+    best = Excerpt(segs, marker_tokens)
+    best.add([30])
+    budget = best.tokens + 13  # room for a neighbour (10), not for a hit and its marker (16)
+    sel = fill([0.9], [600], [SegmentView(0, segs, relevance)], segs=segs,
+               budget_tokens=budget, keep_recent=0)  # fmt: skip
+    covered = sel.excerpts[0].covered
+    assert 30 in covered and len(covered) == 2 and ({29, 31} & set(covered))
 
 
 def test_max_entries_counts_an_excerpt_as_one_entry_that_can_still_grow() -> None:

@@ -298,10 +298,19 @@ def _items(
         ]
     ).astype(np.int64)
     lower = np.maximum(cost - marker_tokens(10**9), 1)
-    # Best first (ties: row, then segment), cut once their costs cover a few budgets.
+    # The best hits (ties: row, then segment) until their costs cover a few budgets, each
+    # with its context: a hit's neighbours rank below many weaker hits, but only they can
+    # complete what the hit shows (the rest of a JSON item cut at max_lines), and only
+    # beside it.
+    ranked = np.lexsort((local, slot, -score))
+    reach = np.cumsum(np.minimum(cost[: hits.size][ranked], budget))
+    kept_hits = np.zeros(hits.size, dtype=np.bool_)
+    kept_hits[ranked[: int(np.searchsorted(reach, _ITEM_BUDGETS * budget)) + 1]] = True
+    source = np.concatenate(
+        [np.arange(hits.size), np.flatnonzero(prev_ok), np.flatnonzero(next_ok)]
+    )
     order = np.lexsort((first, row, -scores))
-    reach = np.cumsum(np.minimum(cost[order], budget))
-    keep = order[: int(np.searchsorted(reach, _ITEM_BUDGETS * budget)) + 1]
+    keep = order[kept_hits[source[order]]]
     return ExcerptItems(
         row[keep].astype(np.int64),
         first[keep].astype(np.int64),
