@@ -116,6 +116,16 @@ def test_du_names_carry_their_sizes(token_counter: TokenCounter) -> None:
     assert "chunk_000.bin [4K] … chunk_119.bin [480K] (120 alike)" in result.text
 
 
+def test_du_says_the_commonest_size_once(token_counter: TokenCounter) -> None:
+    sizes = {f"notes_{i:02d}.txt": "4.0K" for i in range(30)} | {"dump.bin": "12M", "a.log": "8.0K"}
+    text = "\n".join(f"{size}\t./docs/{name}" for name, size in sizes.items()) + "\n13M\t./docs"
+    result = compress(text, count_tokens=token_counter.count, tool_name="du")
+    assert result.compressor == "listing"
+    assert "files of 4.0K where no size is given" in result.text.split("\n")[0]
+    assert "dump.bin [12M]" in result.text and "a.log [8.0K]" in result.text
+    assert "[4.0K]" not in result.text
+
+
 def test_sibling_folders_with_the_same_names_share_a_line(token_counter: TokenCounter) -> None:
     paths = [f"/usr/share/doc/pkg{i}/{n}" for i in range(30) for n in ("copyright", "changelog.gz")]
     result = compress("\n".join(paths), count_tokens=token_counter.count)

@@ -4,7 +4,8 @@ Each folder becomes `path/ (12 files, 3 dirs, 4.1M): name name dir/ link -> targ
 - attributes are shown only where unusual: the commonest permissions (per type), owner:group
   and day are said once in the header; an entry that differs carries its own in brackets;
   executables end in `*`, folders in `/`; large files (1 MiB or more, or the listing's five
-  largest) carry their size; in `du` output every name carries its size;
+  largest) carry their size; in `du` output every name carries its size but files of the
+  commonest size when many have it (one block, `4.0K`), which the header says once;
 - numbered runs (`part_001.bin` ... `part_300.bin`) become first, last and a count; names
   sharing a long suffix are written once with braces: `{a,b,c}.cpython-311.pyc`;
 - a folder whose files are named after its parent's (`__pycache__`) is counted, not listed;
@@ -209,6 +210,8 @@ class _Renderer:
             usual.append(self.usual.owner)
         if self.usual.day:
             usual.append(self.usual.day)
+        if self.usual.size_floor:
+            usual.append(f"files of {self.usual.size_floor} where no size is given")
         parts = [f"listing ({self.listing.style}){where}: {facts}"]
         if usual:
             parts.append(

@@ -35,6 +35,7 @@ MIN_BRACE = 3  # names sharing a suffix before it is written once
 _MIN_SUFFIX = 8  # characters: shorter suffixes (".py") cost more in braces than they save
 _LARGEST = 5  # the listing's largest files carry their size...
 _LARGEST_MIN_BYTES = 64 << 10  # ...when they are at least this big
+_FLOOR_SHARE = 0.3  # du: a size at least this share of the files have goes unsaid
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,8 @@ class Usual:
     owner: str
     day: str  # "" when no single day holds most entries
     big: int  # files at least this large carry their size
-    sizes: bool  # du: every name carries its size
+    sizes: bool  # du: every name carries its size...
+    size_floor: str = ""  # ...but files of the commonest size (when common enough)
 
 
 def _most(values: list[str], share: float) -> str:
@@ -71,6 +73,10 @@ def usual_of(listing: Listing, config_big: int) -> Usual:
     big = config_big
     if len(sizes) > _LARGEST and sizes[_LARGEST - 1] >= _LARGEST_MIN_BYTES:
         big = min(big, sizes[_LARGEST - 1])
+    # Much of a `du -a` is files of one block (4.0K): their size is said once, not per name.
+    floor = ""
+    if listing.style == "du":
+        floor = _most([e.size_text for e in files if e.size is not None], _FLOOR_SHARE)
     return Usual(
         file_mode=_most([e.mode for e in files if e.mode], 0.0),
         dir_mode=_most([e.mode for e in entries if e.is_dir and e.mode], 0.0),
@@ -78,6 +84,7 @@ def usual_of(listing: Listing, config_big: int) -> Usual:
         day=_most([_day(e.date) for e in entries if e.date], 0.8),
         big=big,
         sizes=listing.style == "du",
+        size_floor=floor,
     )
 
 
@@ -116,8 +123,10 @@ def _display(entry: Entry, usual: Usual) -> tuple[str, bool]:
         notes.append(entry.date)
         unusual = True
     if usual.sizes:
-        if entry.size_text:
-            notes.append(entry.size_text)  # du: sizes are what it is about, none unusual
+        # du: sizes are what it is about, none unusual; the smallest, commonest one is said
+        # once in the header.
+        if entry.size_text and (entry.is_dir or entry.size_text != usual.size_floor):
+            notes.append(entry.size_text)
     elif entry.size is not None and not entry.is_dir and entry.size >= usual.big:
         notes.append(entry.size_text if not entry.size_text.isdigit() else human_size(entry.size))
         unusual = True
