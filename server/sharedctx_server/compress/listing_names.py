@@ -123,7 +123,7 @@ def _display(entry: Entry, usual: Usual) -> tuple[str, bool]:
         notes.append(entry.date)
         unusual = True
     if usual.sizes:
-        # du: sizes are what it is about, none unusual; the smallest, commonest one is said
+        # du: sizes are what it is about, none unusual; the commonest one is said
         # once in the header.
         if entry.size_text and (entry.is_dir or entry.size_text != usual.size_floor):
             notes.append(entry.size_text)
