@@ -69,6 +69,29 @@ def test_a_log_record_keeps_its_traceback_and_the_exception_line_that_ends_it() 
     ]
 
 
+PYTEST = """tests/test_x.py::test_many[299] PASSED
+tests/test_x.py::test_total FAILED
+
+=================================== FAILURES ===================================
+__________________________________ test_total __________________________________
+
+    def test_total():
+>       assert total([1, "5"]) == 6
+E       TypeError: unsupported operand type(s) for +: 'int' and 'str'
+
+tests/test_x.py:7: TypeError
+=========================== short test summary info ============================
+FAILED tests/test_x.py::test_total - TypeError: unsupported operand type(s)
+"""
+
+
+def test_a_pytest_failure_block_is_one_record_with_its_explanation_and_location() -> None:
+    block = groups(PYTEST)[3]
+    assert block.startswith("____") and block.endswith("tests/test_x.py:7: TypeError")
+    assert "E       TypeError" in block and ">       assert total" in block
+    assert groups(PYTEST)[4].startswith("=====") and len(groups(PYTEST)) == 6
+
+
 def test_segments_carry_their_tokens_and_error_evidence() -> None:
     segments = cut(LOG)
     assert segments is not None

@@ -47,10 +47,15 @@ _TRACE_LINE = (
     r"Traceback \(most recent call last\)|During handling of the above exception"
     r"|The above exception was the direct cause|Caused by:|\.\.\. \d+ (?:more|common frames)"
 )
-_CONTINUATION = re.compile(rf"^(?:[ \t]|{_TRACE_LINE})")
+# pytest's failure blocks mark the failing line `>` and its explanation `E`, both followed by
+# spaces: they belong to the block (the test's header, its source, then these).
+_PYTEST_MARK = r"[>E] {3,}"
+_CONTINUATION = re.compile(rf"^(?:[ \t]|{_TRACE_LINE}|{_PYTEST_MARK})")
 # Stack frames and traceback lines only (indented or not): for output indented throughout.
 _FRAME = r"at [\w$.<>/\[\]-]+\(|File \"[^\"]+\", line \d+"
-_TRACE_CONTINUATION = re.compile(rf"^\s*(?:{_TRACE_LINE}|{_FRAME})")
+_TRACE_CONTINUATION = re.compile(rf"^\s*(?:{_TRACE_LINE}|{_FRAME})|^{_PYTEST_MARK}")
+# The line that closes a pytest failure block after its `E` lines: `tests/test_x.py:7: TypeError`.
+_PYTEST_WHERE = re.compile(r"^\S+:\d+: [A-Za-z_][\w.]*$")
 _TRACE_START = re.compile(r"^\s*(?:Traceback \(most recent call last\)|at |File \")")
 # The unindented line that ends a Python traceback: `ValueError: bad`, `KeyboardInterrupt`.
 _TRACE_END = re.compile(r"^[A-Za-z_][\w.]*(?::\s|:?$)")
@@ -135,15 +140,17 @@ def _records(lines: list[str]) -> list[int]:
     continuation = _CONTINUATION if 2 * indented <= len(nonblank) else _TRACE_CONTINUATION
     starts = [0]
     in_trace = False
+    explained = False  # the last non-blank line was a pytest `E` line
     for i in range(1, len(lines)):
         line = lines[i]
         if not line.strip() or continuation.match(line):
             in_trace = in_trace or bool(_TRACE_START.match(line))
+            explained = explained if not line.strip() else line.startswith("E ")
             continue
-        if in_trace and _TRACE_END.match(line):
-            in_trace = False  # the exception line closes the traceback it ends
+        if (in_trace and _TRACE_END.match(line)) or (explained and _PYTEST_WHERE.match(line)):
+            in_trace = explained = False  # the line that closes the traceback it ends
             continue
-        in_trace = False
+        in_trace = explained = False
         starts.append(i)
     return starts
 
