@@ -26,7 +26,8 @@ from sharedctx_server.fit import (
     render_excerpt,
     select_entries,
 )
-from sharedctx_server.fit.excerpts import REPEAT_FREE, Excerpt, plan_excerpt
+from sharedctx_server.fit.excerpt_items import REPEAT_FREE
+from sharedctx_server.fit.excerpts import Excerpt, plan_excerpt
 from sharedctx_server.fit.segment_index import line_shape
 
 SETTINGS = settings(max_examples=120, deadline=None)

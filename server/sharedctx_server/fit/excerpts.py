@@ -2,20 +2,12 @@
 
 A cut entry (fit.segments) can go into a Fit as an excerpt: some of its segments, in text
 order, with an omission marker wherever lines are left out. What goes in is decided from
-each segment's relevance to the query, `rho` in [0, 1]:
-
-    rho = (lexical + ERROR_SHARE * error) / (1 + ERROR_SHARE)
-
-where `lexical` is the segment's BM25 over the namespace's segments divided by the best
-segment's, and `error` its error evidence (so a failing line that matches the query beats an
-equally matching quiet one, and an error line with no query word still counts a little).
-Segments with rho > 0 are hits. In SCORED, every hit is a fill item scored
-`entry_weight(entry score) * rho / best rho` and competes with whole entries (an entry's
-lexical factor is already at least its best segment's): the namespace's best matching lines
-come first, each weighed, damped, by how much its entry matters. The segments around a hit
-follow as items worth CONTEXT_SHARE of it, so a tight budget takes the matching lines first
-and their surroundings after. A hit that carries an error takes the segment before it along
-(a traceback is already part of its record's segment).
+each segment's relevance to the query (fit.segment_relevance); in SCORED, each hit and its
+neighbours are fill items (fit.excerpt_items) that compete with whole entries (an entry's
+lexical factor is already at least its best segment's). This module holds what an excerpt
+costs and shows (Excerpt, render_excerpt), the offer a fill may take from (ExcerptOffer:
+which entries enter only as excerpts) and the plan of one entry's excerpt within an
+allowance (plan_excerpt, for RELEVANT and RECENT).
 
 This module is pure: costs come from the stored per-segment token counts and from
 `marker_tokens`, the token count of an omission marker line, which the caller supplies.
@@ -24,13 +16,20 @@ This module is pure: costs come from the stored per-segment token counts and fro
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.fit.segment_index import SegmentTable
+from sharedctx_server.fit.excerpt_items import CONTEXT_SHARE, ExcerptItems, hit_items
+from sharedctx_server.fit.segment_relevance import (
+    ERROR_SHARE,
+    MarkerTokens,
+    Relevance,
+    SegmentView,
+    segment_relevance,
+)
 from sharedctx_server.fit.segments import Segments, omission_marker
 
 __all__ = [
@@ -54,14 +53,6 @@ __all__ = [
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
-MarkerTokens = Callable[[int], int]
-
-# Weight of a segment's error evidence beside its lexical match (rho above).
-ERROR_SHARE = 0.3
-# How strongly an entry's score weighs its hits' (entry_weight).
-ENTRY_EXPONENT = 0.25
-# What a hit's neighbouring segment is worth, as a share of the hit's score.
-CONTEXT_SHARE = 0.5
 # A cut entry costing more than this share of the budget (or whole only as a compressed form)
 # goes in as an excerpt rather than whole when its best hits are concentrated (excerpt_offer).
 WHOLE_SHARE = 0.25
@@ -74,39 +65,6 @@ DENSITY = 2.0
 STRONG_HIT = 0.5
 # RELEVANT / RECENT: an oversized tool output's excerpt takes at most this share of the budget.
 TURN_SHARE = 0.5
-# Repeats of one line shape (line_shape) after the first REPEAT_FREE hits of that shape weigh
-# REPEAT_SHARE of their score: a few examples of a repeated line show what it says and how it
-# varies, and the budget goes on to lines that say something else.
-REPEAT_FREE = 3
-REPEAT_SHARE = 0.5
-# Hit items handed to a fill: enough that their costs add up to this many budgets.
-_ITEM_BUDGETS = 4
-
-
-def entry_weight(scores: FloatArray) -> FloatArray:
-    """How much an entry's score weighs its hits: damped (ENTRY_EXPONENT), so that between
-    two lines that match alike the better entry's wins, but a line that matches better wins
-    over a slightly better entry's (entry scores differ by what the whole entry is about,
-    which says little about one line)."""
-    return np.asarray(np.power(np.maximum(scores, 0.0), ENTRY_EXPONENT), dtype=np.float64)
-
-
-def segment_relevance(raw: FloatArray, errors: FloatArray, top: float) -> FloatArray:
-    """rho of each segment: its BM25 `raw` over the namespace's best `top`, blended with its
-    error evidence."""
-    rho = ERROR_SHARE * errors
-    if top > 0:
-        rho = rho + raw / top
-    return np.asarray(rho / (1.0 + ERROR_SHARE), dtype=np.float64)
-
-
-@dataclass(frozen=True, eq=False)
-class SegmentView:
-    """One cut candidate as a Fit sees it: its segments and their relevance to the query."""
-
-    row: int
-    segments: Segments
-    relevance: FloatArray
 
 
 class Excerpt:
@@ -194,148 +152,6 @@ def render_excerpt(lines: Sequence[str], ranges: Sequence[tuple[int, int]]) -> s
 
 
 @dataclass(frozen=True, eq=False)
-class Relevance:
-    """One query's relevance of every segment of the namespace's cut entries: `rho` is
-    aligned with `table` and 0 for entries that are not `candidates` (a mask over entry
-    rows); `lexical` is each segment's BM25 over the best candidate segment's."""
-
-    table: SegmentTable
-    rho: FloatArray
-    lexical: FloatArray
-    candidates: BoolArray
-    segments_of: Callable[[int], Segments]
-
-    @classmethod
-    def of(
-        cls,
-        table: SegmentTable,
-        raw: FloatArray,
-        candidates: BoolArray,
-        segments_of: Callable[[int], Segments],
-    ) -> Relevance:
-        """From the segments' BM25 `raw` and `candidates`, a mask over entry rows."""
-        eligible = candidates[table.slot_of] if len(table) else np.zeros(0, dtype=np.bool_)
-        raw = np.where(eligible, raw, 0.0)
-        top = float(raw.max()) if raw.size else 0.0
-        rho = np.where(eligible, segment_relevance(raw, table.errors, top), 0.0)
-        lexical = raw / top if top > 0 else raw
-        return cls(table, rho, lexical, candidates, segments_of)
-
-    def per_entry_max(self, values: FloatArray) -> FloatArray:
-        """The largest of `values` (aligned with the table) in each cut entry, table order."""
-        starts = self.table.bounds[:-1]
-        return np.maximum.reduceat(values, starts) if starts.size else np.zeros(0)
-
-    def view(self, row: int) -> SegmentView:
-        """The cut entry in `row` with its segments' relevance."""
-        return SegmentView(row, self.segments_of(row), self.rho[self.table.span(row)])
-
-
-@dataclass(frozen=True, eq=False)
-class ExcerptItems:
-    """Fill items that add segments to excerpts, aligned: the entry's row, its segments to
-    add (`second` is -1 or a segment that comes along), the hit it is context of (-1 for a
-    hit: context only goes in beside its hit), the item's score and the least it can cost
-    (its tokens less the largest marker it may replace). Segments are numbered inside their
-    entry."""
-
-    row: IntArray
-    first: IntArray
-    second: IntArray
-    anchor: IntArray
-    score: FloatArray
-    lower_cost: IntArray
-
-    def __len__(self) -> int:
-        return int(self.row.size)
-
-    def where(self, keep: BoolArray) -> ExcerptItems:
-        """The items where `keep` holds."""
-        return ExcerptItems(
-            self.row[keep],
-            self.first[keep],
-            self.second[keep],
-            self.anchor[keep],
-            self.score[keep],
-            self.lower_cost[keep],
-        )
-
-
-def _items(
-    relevance: Relevance, entry_scores: FloatArray, budget: int, marker_tokens: MarkerTokens
-) -> ExcerptItems:
-    """Every hit and the neighbours of each as fill items, keeping only the best whose costs
-    add up to a few budgets (the rest could never be reached)."""
-    table = relevance.table
-    hits = np.flatnonzero(relevance.rho > 0)
-    slot, local = table.slot_of[hits], table.local[hits]
-    # rho over the namespace's best: the best line in the namespace stands for its entry at
-    # the entry's own score (rho alone tops out at 1 / (1 + ERROR_SHARE) for a quiet line,
-    # which let whole entries without a single matching line outrank it).
-    top = float(relevance.rho.max()) if hits.size else 1.0
-    score = entry_weight(entry_scores[slot]) * relevance.rho[hits] / top
-    score *= np.where(
-        _repeat_rank(table.shapes[hits], score, slot, local) < REPEAT_FREE, 1.0, REPEAT_SHARE
-    )
-    n = len(table)
-    # A hit that carries an error brings the segment before it.
-    with_before = (table.errors[hits] > 0) & (local > 0)
-    before_tokens = np.where(with_before, table.tokens[np.maximum(hits - 1, 0)], 0)
-    has_next = (hits + 1 < n) & (table.slot_of[np.minimum(hits + 1, n - 1)] == slot)
-    prev_ok, next_ok = local > 0, has_next
-    row = np.concatenate([slot, slot[prev_ok], slot[next_ok]])
-    first = np.concatenate([local, local[prev_ok] - 1, local[next_ok] + 1])
-    second = np.concatenate(
-        [np.where(with_before, local - 1, -1), np.full(int(prev_ok.sum() + next_ok.sum()), -1)]
-    )
-    anchor = np.concatenate([np.full(hits.size, -1), local[prev_ok], local[next_ok]])
-    scores = np.concatenate([score, CONTEXT_SHARE * score[prev_ok], CONTEXT_SHARE * score[next_ok]])
-    cost = np.concatenate(
-        [
-            table.tokens[hits] + before_tokens,
-            table.tokens[hits[prev_ok] - 1],
-            table.tokens[hits[next_ok] + 1],
-        ]
-    ).astype(np.int64)
-    lower = np.maximum(cost - marker_tokens(10**9), 1)
-    # The best hits (ties: row, then segment) until their costs cover a few budgets, each
-    # with its context: a hit's neighbours rank below many weaker hits, but only they can
-    # complete what the hit shows (the rest of a JSON item cut at max_lines), and only
-    # beside it.
-    ranked = np.lexsort((local, slot, -score))
-    reach = np.cumsum(np.minimum(cost[: hits.size][ranked], budget))
-    kept_hits = np.zeros(hits.size, dtype=np.bool_)
-    kept_hits[ranked[: int(np.searchsorted(reach, _ITEM_BUDGETS * budget)) + 1]] = True
-    source = np.concatenate(
-        [np.arange(hits.size), np.flatnonzero(prev_ok), np.flatnonzero(next_ok)]
-    )
-    order = np.lexsort((first, row, -scores))
-    keep = order[kept_hits[source[order]]]
-    return ExcerptItems(
-        row[keep].astype(np.int64),
-        first[keep].astype(np.int64),
-        second[keep].astype(np.int64),
-        anchor[keep].astype(np.int64),
-        scores[keep],
-        lower[keep],
-    )
-
-
-def _repeat_rank(shapes: IntArray, score: FloatArray, row: IntArray, local: IntArray) -> IntArray:
-    """Per hit, how many hits of its shape rank above it (best first; ties: row, segment);
-    0 for hits without a shape."""
-    order = np.lexsort((local, row, -score))
-    by_shape = order[np.argsort(shapes[order], kind="stable")]
-    grouped = shapes[by_shape]
-    at = np.arange(grouped.size)
-    starts = np.ones(grouped.size, dtype=np.bool_)
-    starts[1:] = grouped[1:] != grouped[:-1]
-    rank = np.empty(grouped.size, dtype=np.int64)
-    rank[by_shape] = at - np.maximum.accumulate(np.where(starts, at, 0))
-    return np.where(shapes == 0, 0, rank)
-
-
-@dataclass(frozen=True, eq=False)
 class ExcerptOffer:
     """What a SCORED fill may excerpt, over the n candidate rows: which are cut entries,
     which of those hold a hit, which enter only as excerpts (whole, they would take more than
@@ -402,7 +218,7 @@ def excerpt_offer(
         )
     return ExcerptOffer(
         relevance=relevance,
-        items=_items(relevance, entry_scores, budget, marker_tokens),
+        items=hit_items(relevance, entry_scores, budget, marker_tokens),
         cut=cut,
         has_hits=has_hits,
         only=only,

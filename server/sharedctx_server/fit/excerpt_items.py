@@ -1,0 +1,157 @@
+"""The fill items of excerpts: each hit, and each hit's neighbours, as an item of the walk
+that fills the budget (fit.selection), scored against whole entries (docs/excerpts.md).
+
+A hit is scored `entry_weight(entry score) * rho / best rho`: the namespace's best matching
+lines come first, each weighed, damped, by how much its entry matters; past the first
+REPEAT_FREE hits of one line shape, a repeat counts REPEAT_SHARE of that. The segments around
+a hit follow as items worth CONTEXT_SHARE of it, so a tight budget takes the matching lines
+first and their surroundings after. A hit that carries an error takes the segment before it
+along (a traceback is already part of its record's segment).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from sharedctx_server.fit.segment_relevance import MarkerTokens, Relevance
+
+__all__ = [
+    "CONTEXT_SHARE",
+    "ENTRY_EXPONENT",
+    "REPEAT_FREE",
+    "REPEAT_SHARE",
+    "ExcerptItems",
+    "entry_weight",
+    "hit_items",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+# How strongly an entry's score weighs its hits' (entry_weight).
+ENTRY_EXPONENT = 0.25
+# What a hit's neighbouring segment is worth, as a share of the hit's score.
+CONTEXT_SHARE = 0.5
+# Repeats of one line shape (line_shape) after the first REPEAT_FREE hits of that shape weigh
+# REPEAT_SHARE of their score: a few examples of a repeated line show what it says and how it
+# varies, and the budget goes on to lines that say something else.
+REPEAT_FREE = 3
+REPEAT_SHARE = 0.5
+# Hit items handed to a fill: enough that their costs add up to this many budgets.
+_ITEM_BUDGETS = 4
+
+
+def entry_weight(scores: FloatArray) -> FloatArray:
+    """How much an entry's score weighs its hits: damped (ENTRY_EXPONENT), so that between
+    two lines that match alike the better entry's wins, but a line that matches better wins
+    over a slightly better entry's (entry scores differ by what the whole entry is about,
+    which says little about one line)."""
+    return np.asarray(np.power(np.maximum(scores, 0.0), ENTRY_EXPONENT), dtype=np.float64)
+
+
+@dataclass(frozen=True, eq=False)
+class ExcerptItems:
+    """Fill items that add segments to excerpts, aligned: the entry's row, its segments to
+    add (`second` is -1 or a segment that comes along), the hit it is context of (-1 for a
+    hit: context only goes in beside its hit), the item's score and the least it can cost
+    (its tokens less the largest marker it may replace). Segments are numbered inside their
+    entry."""
+
+    row: IntArray
+    first: IntArray
+    second: IntArray
+    anchor: IntArray
+    score: FloatArray
+    lower_cost: IntArray
+
+    def __len__(self) -> int:
+        return int(self.row.size)
+
+    def where(self, keep: BoolArray) -> ExcerptItems:
+        """The items where `keep` holds."""
+        return ExcerptItems(
+            self.row[keep],
+            self.first[keep],
+            self.second[keep],
+            self.anchor[keep],
+            self.score[keep],
+            self.lower_cost[keep],
+        )
+
+
+def hit_items(
+    relevance: Relevance, entry_scores: FloatArray, budget: int, marker_tokens: MarkerTokens
+) -> ExcerptItems:
+    """Every hit and the neighbours of each as fill items, keeping only the best whose costs
+    add up to a few budgets (the rest could never be reached)."""
+    table = relevance.table
+    hits = np.flatnonzero(relevance.rho > 0)
+    slot, local = table.slot_of[hits], table.local[hits]
+    # rho over the namespace's best: the best line in the namespace stands for its entry at
+    # the entry's own score (rho alone tops out at 1 / (1 + ERROR_SHARE) for a quiet line,
+    # which let whole entries without a single matching line outrank it).
+    top = float(relevance.rho.max()) if hits.size else 1.0
+    score = entry_weight(entry_scores[slot]) * relevance.rho[hits] / top
+    score *= np.where(
+        _repeat_rank(table.shapes[hits], score, slot, local) < REPEAT_FREE, 1.0, REPEAT_SHARE
+    )
+    n = len(table)
+    # A hit that carries an error brings the segment before it.
+    with_before = (table.errors[hits] > 0) & (local > 0)
+    before_tokens = np.where(with_before, table.tokens[np.maximum(hits - 1, 0)], 0)
+    has_next = (hits + 1 < n) & (table.slot_of[np.minimum(hits + 1, n - 1)] == slot)
+    prev_ok, next_ok = local > 0, has_next
+    row = np.concatenate([slot, slot[prev_ok], slot[next_ok]])
+    first = np.concatenate([local, local[prev_ok] - 1, local[next_ok] + 1])
+    second = np.concatenate(
+        [np.where(with_before, local - 1, -1), np.full(int(prev_ok.sum() + next_ok.sum()), -1)]
+    )
+    anchor = np.concatenate([np.full(hits.size, -1), local[prev_ok], local[next_ok]])
+    scores = np.concatenate([score, CONTEXT_SHARE * score[prev_ok], CONTEXT_SHARE * score[next_ok]])
+    cost = np.concatenate(
+        [
+            table.tokens[hits] + before_tokens,
+            table.tokens[hits[prev_ok] - 1],
+            table.tokens[hits[next_ok] + 1],
+        ]
+    ).astype(np.int64)
+    lower = np.maximum(cost - marker_tokens(10**9), 1)
+    # The best hits (ties: row, then segment) until their costs cover a few budgets, each
+    # with its context: a hit's neighbours rank below many weaker hits, but only they can
+    # complete what the hit shows (the rest of a JSON item cut at max_lines), and only
+    # beside it.
+    ranked = np.lexsort((local, slot, -score))
+    reach = np.cumsum(np.minimum(cost[: hits.size][ranked], budget))
+    kept_hits = np.zeros(hits.size, dtype=np.bool_)
+    kept_hits[ranked[: int(np.searchsorted(reach, _ITEM_BUDGETS * budget)) + 1]] = True
+    source = np.concatenate(
+        [np.arange(hits.size), np.flatnonzero(prev_ok), np.flatnonzero(next_ok)]
+    )
+    order = np.lexsort((first, row, -scores))
+    keep = order[kept_hits[source[order]]]
+    return ExcerptItems(
+        row[keep].astype(np.int64),
+        first[keep].astype(np.int64),
+        second[keep].astype(np.int64),
+        anchor[keep].astype(np.int64),
+        scores[keep],
+        lower[keep],
+    )
+
+
+def _repeat_rank(shapes: IntArray, score: FloatArray, row: IntArray, local: IntArray) -> IntArray:
+    """Per hit, how many hits of its shape rank above it (best first; ties: row, segment);
+    0 for hits without a shape."""
+    order = np.lexsort((local, row, -score))
+    by_shape = order[np.argsort(shapes[order], kind="stable")]
+    grouped = shapes[by_shape]
+    at = np.arange(grouped.size)
+    starts = np.ones(grouped.size, dtype=np.bool_)
+    starts[1:] = grouped[1:] != grouped[:-1]
+    rank = np.empty(grouped.size, dtype=np.int64)
+    rank[by_shape] = at - np.maximum.accumulate(np.where(starts, at, 0))
+    return np.where(shapes == 0, 0, rank)

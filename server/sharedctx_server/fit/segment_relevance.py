@@ -1,0 +1,86 @@
+"""How each segment of the namespace's cut entries relates to one query (docs/excerpts.md).
+
+    rho = (lexical + ERROR_SHARE * error) / (1 + ERROR_SHARE)
+
+`lexical` is the segment's BM25 over the namespace's segments divided by the best segment's,
+`error` its error evidence: a failing line that matches the query beats an equally matching
+quiet one, and an error line with no query word still counts a little. Segments with rho > 0
+are hits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from sharedctx_server.fit.segment_index import SegmentTable
+from sharedctx_server.fit.segments import Segments
+
+__all__ = ["ERROR_SHARE", "MarkerTokens", "Relevance", "SegmentView", "segment_relevance"]
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+# The token count of an omission marker line standing for that many lines (the caller's).
+MarkerTokens = Callable[[int], int]
+
+# Weight of a segment's error evidence beside its lexical match (rho above).
+ERROR_SHARE = 0.3
+
+
+def segment_relevance(raw: FloatArray, errors: FloatArray, top: float) -> FloatArray:
+    """rho of each segment: its BM25 `raw` over the namespace's best `top`, blended with its
+    error evidence."""
+    rho = ERROR_SHARE * errors
+    if top > 0:
+        rho = rho + raw / top
+    return np.asarray(rho / (1.0 + ERROR_SHARE), dtype=np.float64)
+
+
+@dataclass(frozen=True, eq=False)
+class SegmentView:
+    """One cut candidate as a Fit sees it: its segments and their relevance to the query."""
+
+    row: int
+    segments: Segments
+    relevance: FloatArray
+
+
+@dataclass(frozen=True, eq=False)
+class Relevance:
+    """One query's relevance of every segment of the namespace's cut entries: `rho` is
+    aligned with `table` and 0 for entries that are not `candidates` (a mask over entry
+    rows); `lexical` is each segment's BM25 over the best candidate segment's."""
+
+    table: SegmentTable
+    rho: FloatArray
+    lexical: FloatArray
+    candidates: BoolArray
+    segments_of: Callable[[int], Segments]
+
+    @classmethod
+    def of(
+        cls,
+        table: SegmentTable,
+        raw: FloatArray,
+        candidates: BoolArray,
+        segments_of: Callable[[int], Segments],
+    ) -> Relevance:
+        """From the segments' BM25 `raw` and `candidates`, a mask over entry rows."""
+        eligible = candidates[table.slot_of] if len(table) else np.zeros(0, dtype=np.bool_)
+        raw = np.where(eligible, raw, 0.0)
+        top = float(raw.max()) if raw.size else 0.0
+        rho = np.where(eligible, segment_relevance(raw, table.errors, top), 0.0)
+        lexical = raw / top if top > 0 else raw
+        return cls(table, rho, lexical, candidates, segments_of)
+
+    def per_entry_max(self, values: FloatArray) -> FloatArray:
+        """The largest of `values` (aligned with the table) in each cut entry, table order."""
+        starts = self.table.bounds[:-1]
+        return np.maximum.reduceat(values, starts) if starts.size else np.zeros(0)
+
+    def view(self, row: int) -> SegmentView:
+        """The cut entry in `row` with its segments' relevance."""
+        return SegmentView(row, self.segments_of(row), self.rho[self.table.span(row)])
