@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 
 import pytest
@@ -238,3 +239,21 @@ def test_records_keep_their_rare_status_and_largest_values(token_counter: TokenC
     kept = [v["pod"] for v in out if isinstance(v, dict)]
     assert pods[20]["pod"] in kept and pods[31]["pod"] in kept
     assert kept[:3] == [p["pod"] for p in pods[:3]] and kept[-1] == pods[-1]["pod"]
+
+
+def test_records_that_carry_prose_are_sized_not_read_as_a_table(
+    token_counter: TokenCounter,
+) -> None:
+    # Search results: each snippet says something the others do not.
+    rng = random.Random(7)
+    results = [
+        {
+            "title": f"Result {_word(i)}",
+            "url": f"https://example.org/{_word(i)}",
+            "snippet": " ".join(_word(rng.randrange(20_000)) for _ in range(40)) + ".",
+        }
+        for i in range(12)
+    ]
+    text = json.dumps(results, indent=2)
+    out = json.loads(compress(text, count_tokens=token_counter.count).text)
+    assert out == results  # every result says something of its own: none left out

@@ -16,7 +16,8 @@ their keys, and its items are chosen as a table's rows are (table_rows): the fir
 the last, errors, rare values of a status-like field, the largest of numeric fields. Records
 are usually all distinct, so SimHash would keep them all; and when the first field names each
 record, the marker lists the names it stands for: `"… 126 of 130 items omitted (name: attrs,
-certifi, ...); Get with full=true for all"`.
+certifi, ...); Get with full=true for all"`. Records that carry prose (search results with
+their snippets) are sized by distinctness as other items are.
 
 Items are judged (sized and compared) with their numbers, ids and
 times masked, as log lines are: records that differ only there carry little new information.
@@ -45,6 +46,7 @@ __all__ = ["compress_json", "looks_like_json"]
 _CLOSER = {"[": "]", "{": "}"}
 _SHAPE_CHARS = 1500  # of an item, judged for likeness: its first fields
 _MAX_RECORD_FIELDS = 64  # records with more keys between them are not read as a table
+_MAX_CELL_CHARS = 120  # ... nor records with a value longer than this (as written)
 
 
 def looks_like_json(text: str) -> bool:
@@ -181,7 +183,9 @@ class _Renderer:
 
     def records(self, node: Node) -> tuple[list[str], list[list[str]]] | None:
         """An array of flat records as a table: field names and each record's cells; None
-        for anything else."""
+        for anything else. Records that carry prose (a value longer than _MAX_CELL_CHARS: the
+        snippets of search results) are not rows of a table: each may say something the
+        others do not, and the sizer judges them by what they say."""
         if node.kind != "array":
             return None
         columns: dict[str, int] = {}  # key as written -> column
@@ -193,6 +197,8 @@ class _Renderer:
                 return None
             row = {}
             for (s, e), v in zip(item.keys, item.values, strict=True):
+                if v.end - v.start > _MAX_CELL_CHARS:
+                    return None
                 column = columns.setdefault(self.text[s:e], len(columns))
                 row[column] = _cell(self.text[v.start : v.end])
             cells.append(row)
