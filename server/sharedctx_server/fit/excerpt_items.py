@@ -41,8 +41,10 @@ CONTEXT_SHARE = 0.5
 # varies, and the budget goes on to lines that say something else.
 REPEAT_FREE = 3
 REPEAT_SHARE = 0.5
-# Hit items handed to a fill: enough that their costs add up to this many budgets.
+# Hit items handed to a fill: enough that their costs add up to this many budgets; the
+# neighbours of those within the first _CONTEXT_BUDGETS (only hits that go in can bring any).
 _ITEM_BUDGETS = 4
+_CONTEXT_BUDGETS = 2
 
 
 def entry_weight(scores: FloatArray) -> FloatArray:
@@ -120,19 +122,21 @@ def hit_items(
         ]
     ).astype(np.int64)
     lower = np.maximum(cost - marker_tokens(10**9), 1)
-    # The best hits (ties: row, then segment) until their costs cover a few budgets, each
-    # with its context: a hit's neighbours rank below many weaker hits, but only they can
-    # complete what the hit shows (the rest of a JSON item cut at max_lines), and only
-    # beside it.
+    # The best hits (ties: row, then segment) until their costs cover a few budgets, the
+    # first of them with their context: a hit's neighbours rank below many weaker hits, but
+    # only they can complete what the hit shows (the rest of a JSON item cut at max_lines),
+    # and only beside it.
     ranked = np.lexsort((local, slot, -score))
     reach = np.cumsum(np.minimum(cost[: hits.size][ranked], budget))
-    kept_hits = np.zeros(hits.size, dtype=np.bool_)
-    kept_hits[ranked[: int(np.searchsorted(reach, _ITEM_BUDGETS * budget)) + 1]] = True
+    wanted = np.zeros(hits.size, dtype=np.int8)  # 2: the hit and its context, 1: the hit
+    wanted[ranked[: int(np.searchsorted(reach, _ITEM_BUDGETS * budget)) + 1]] = 1
+    wanted[ranked[: int(np.searchsorted(reach, _CONTEXT_BUDGETS * budget)) + 1]] = 2
     source = np.concatenate(
         [np.arange(hits.size), np.flatnonzero(prev_ok), np.flatnonzero(next_ok)]
     )
+    need = np.concatenate([np.ones(hits.size), np.full(source.size - hits.size, 2)])
     order = np.lexsort((first, row, -scores))
-    keep = order[kept_hits[source[order]]]
+    keep = order[wanted[source[order]] >= need[order]]
     return ExcerptItems(
         row[keep].astype(np.int64),
         first[keep].astype(np.int64),
