@@ -19,9 +19,9 @@ record, the marker lists the names it stands for: `"… 126 of 130 items omitted
 certifi, ...); Get with full=true for all"`. Records that carry prose (search results with
 their snippets) are sized by distinctness as other items are.
 
-Items are judged (sized and compared) with their numbers, ids and
-times masked, as log lines are: records that differ only there carry little new information.
-Long string values anywhere are shortened (see json_strings).
+Items are judged (sized and compared) with their numbers, ids and times masked, as log lines
+are: records that differ only there carry little new information. Long string values anywhere
+are shortened (see json_strings).
 """
 
 from __future__ import annotations
