@@ -11,7 +11,7 @@ from sharedctx_server.compress import (
     line_has_error,
     missing_error_lines,
 )
-from sharedctx_server.compress.masking import mask_rare_words
+from sharedctx_server.compress.masking import line_keys
 from sharedctx_server.tokens import TokenCounter
 
 COUNTED = re.compile(r"^\[\.\.\. (\d+) (?:similar lines?|lines? omitted)\]$")
@@ -206,7 +206,7 @@ def test_lines_that_differ_by_the_names_they_carry_fold_as_one_run(
 def test_rare_words_are_masked_only_on_lines_with_a_skeleton() -> None:
     skeleton = [f"session opened for user {_word(i)} by sshd" for i in range(20)]
     prose = [f"{_word(i)} {_word(i + 50)} {_word(i + 90)} {_word(i + 130)}" for i in range(20)]
-    masked = mask_rare_words(skeleton + prose)
+    masked = line_keys(skeleton + prose)
     assert set(masked[:20]) == {"session opened for user <*> by sshd"}
     assert masked[20:] == prose  # nothing common to stand on: left as written
-    assert mask_rare_words(skeleton[:3]) == skeleton[:3]  # too few lines to tell
+    assert line_keys(skeleton[:3]) == skeleton[:3]  # too few lines to tell

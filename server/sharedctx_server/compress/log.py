@@ -3,7 +3,7 @@
 1. Long stack traces inside the output lose their middle frames (see stacktrace).
 2. A run of `min_run` or more consecutive lines whose masked SimHashes (numbers, ids, times
    and file paths masked, and the words that vary between lines of one shape: see
-   masking.mask_rare_words) each stay within `similar_distance` of one of the run's templates
+   masking.line_keys) each stay within `similar_distance` of one of the run's templates
    becomes: the templates, `[... N similar lines]`, the last line. The templates are the
    lines of the run's first `run_period` that resemble no earlier line of it: one for a run
    of alike lines, two for a log that alternates two kinds of lines, and so on; a run must

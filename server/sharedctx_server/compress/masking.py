@@ -6,7 +6,7 @@ import math
 import re
 from collections import Counter, defaultdict
 
-__all__ = ["line_keys", "mask_line", "mask_rare_words"]
+__all__ = ["line_keys", "mask_line"]
 
 # Order matters: a timestamp is digits too, a hex id may be all digits.
 _TIMESTAMP = re.compile(
@@ -35,7 +35,7 @@ def line_keys(lines: list[str]) -> list[str]:
     Numbers go first, so a timestamp needs no pattern of its own (`0-0-0 0:0:0,0` is the same
     on every line) and a hex id is a run of eight or more hex characters; then every word
     holding a `/` (a path, a URL) becomes one placeholder, and varying words go (see
-    mask_rare_words).
+    _mask_varying).
     """
     text = _HEX_RUN.sub("<x>", _DIGITS.sub("0", "\n".join(lines)))
     words = [
@@ -55,9 +55,9 @@ _MIN_LINES = 6  # lines of one length needed before columns say anything
 _MAX_CONSTANTS = 12
 
 
-def mask_rare_words(keys: list[str]) -> list[str]:
-    """`keys` (words joined by one space) with the words that vary between lines of one shape
-    masked as `<*>`.
+def _mask_varying(words: list[list[str]]) -> list[str]:
+    """Each line's words joined by one space, with the words that vary between lines of one
+    shape masked as `<*>`.
 
     Lines with the same number of words are read as columns; a word varies when few of those
     lines hold it at that place, or when its column holds many different words (a package
@@ -67,11 +67,6 @@ def mask_rare_words(keys: list[str]) -> list[str]:
     such skeleton (prose, messages that share no words) is left as it is: masking it would
     make unrelated lines look alike.
     """
-    return _mask_varying([key.split(" ") for key in keys])
-
-
-def _mask_varying(words: list[list[str]]) -> list[str]:
-    """Each line's words joined by one space, varying ones masked (mask_rare_words)."""
     by_length: dict[int, list[int]] = defaultdict(list)
     for i, line in enumerate(words):
         by_length[len(line)].append(i)
