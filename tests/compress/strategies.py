@@ -145,3 +145,13 @@ def python_traces(draw: st.DrawFn) -> str:
         lines = [*cause, "", "The above exception was the direct cause of the following:", ""]
         lines += block(depth, draw(error_lines))
     return "\n".join(lines) + "\n"
+
+
+def letters_name(i: int) -> str:
+    """The i-th name without digits (a, b, ..., z, ba, bb, ...): distinct names that masking
+    numbers leaves distinct."""
+    out = ""
+    while True:
+        out, i = chr(ord("a") + i % 26) + out, i // 26
+        if i == 0:
+            return out

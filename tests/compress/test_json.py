@@ -14,6 +14,8 @@ from sharedctx_server.compress.json_strings import shorten_string
 from sharedctx_server.fit import MODERATE
 from sharedctx_server.tokens import TokenCounter
 
+from .strategies import letters_name
+
 ITEMS_MARKER = re.compile(r"^… (\d+) of (\d+) items omitted; Get with full=true for all$")
 
 
@@ -198,21 +200,11 @@ NAMED_MARKER = re.compile(
 )
 
 
-def _word(i: int) -> str:
-    """A distinct name without digits: a, b, ..., z, ba, bb, ..."""
-    out = ""
-    while True:
-        out = chr(ord("a") + i % 26) + out
-        i //= 26
-        if i == 0:
-            return out
-
-
 def test_an_array_of_flat_records_is_a_table_that_names_what_it_left_out(
     token_counter: TokenCounter,
 ) -> None:
     # `pip list --format json`: records all distinct, one with a key the others lack.
-    packages = [{"name": f"lib{_word(i)}", "version": f"{i % 7}.{i}.0"} for i in range(130)]
+    packages = [{"name": f"lib{letters_name(i)}", "version": f"{i % 7}.{i}.0"} for i in range(130)]
     packages[60]["editable_project_location"] = "/src/libcli"
     text = json.dumps(packages)
     result = compress(text, count_tokens=token_counter.count)
@@ -230,7 +222,7 @@ def test_an_array_of_flat_records_is_a_table_that_names_what_it_left_out(
 
 def test_records_keep_their_rare_status_and_largest_values(token_counter: TokenCounter) -> None:
     pods = [
-        {"pod": f"web-{_word(i)}", "status": "Running", "restarts": i % 2, "node": "n1"}
+        {"pod": f"web-{letters_name(i)}", "status": "Running", "restarts": i % 2, "node": "n1"}
         for i in range(50)
     ]
     pods[20]["status"] = "CrashLoopBackOff"
@@ -248,9 +240,9 @@ def test_records_that_carry_prose_are_sized_not_read_as_a_table(
     rng = random.Random(7)
     results = [
         {
-            "title": f"Result {_word(i)}",
-            "url": f"https://example.org/{_word(i)}",
-            "snippet": " ".join(_word(rng.randrange(20_000)) for _ in range(40)) + ".",
+            "title": f"Result {letters_name(i)}",
+            "url": f"https://example.org/{letters_name(i)}",
+            "snippet": " ".join(letters_name(rng.randrange(20_000)) for _ in range(40)) + ".",
         }
         for i in range(12)
     ]

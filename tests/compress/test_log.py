@@ -14,6 +14,8 @@ from sharedctx_server.compress import (
 from sharedctx_server.compress.masking import line_keys
 from sharedctx_server.tokens import TokenCounter
 
+from .strategies import letters_name
+
 COUNTED = re.compile(r"^\[\.\.\. (\d+) (?:similar lines?|lines? omitted)\]$")
 
 
@@ -175,21 +177,13 @@ def test_an_error_line_after_a_bare_e_line_is_kept() -> None:
         assert [x for x in lines if line_has_error(x) and x not in kept] == [], at
 
 
-def _word(i: int) -> str:
-    out = ""
-    while True:
-        out, i = chr(ord("a") + i % 26) + out, i // 26
-        if i == 0:
-            return out
-
-
 def test_lines_that_differ_by_the_names_they_carry_fold_as_one_run(
     token_counter: TokenCounter,
 ) -> None:
     # dpkg.log: three statements per package, each naming a different package.
     lines = []
     for i in range(120):
-        pkg = f"lib{_word(i * 7)}-dev:amd64"
+        pkg = f"lib{letters_name(i * 7)}-dev:amd64"
         lines += [
             f"2026-05-20 16:49:{i % 60:02d} install {pkg} <none> {i % 5}.{i}-1",
             f"2026-05-20 16:49:{i % 60:02d} status half-installed {pkg} {i % 5}.{i}-1",
@@ -204,8 +198,8 @@ def test_lines_that_differ_by_the_names_they_carry_fold_as_one_run(
 
 
 def test_rare_words_are_masked_only_on_lines_with_a_skeleton() -> None:
-    skeleton = [f"session opened for user {_word(i)} by sshd" for i in range(20)]
-    prose = [f"{_word(i)} {_word(i + 50)} {_word(i + 90)} {_word(i + 130)}" for i in range(20)]
+    skeleton = [f"session opened for user {letters_name(i)} by sshd" for i in range(20)]
+    prose = [" ".join(letters_name(i + k) for k in (0, 50, 90, 130)) for i in range(20)]
     masked = line_keys(skeleton + prose)
     assert set(masked[:20]) == {"session opened for user <*> by sshd"}
     assert masked[20:] == prose  # nothing common to stand on: left as written

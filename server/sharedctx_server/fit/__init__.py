@@ -21,13 +21,7 @@ from sharedctx_server.fit.adaptive_sizer import (
     simhash,
     sizer_profile,
 )
-from sharedctx_server.fit.excerpts import (
-    KEPT_SHARE,
-    Relevance,
-    SegmentView,
-    excerpt_offer,
-    render_excerpt,
-)
+from sharedctx_server.fit.excerpts import KEPT_SHARE, excerpt_offer, render_excerpt
 from sharedctx_server.fit.factors import (
     error_indicator,
     forward_references,
@@ -58,6 +52,7 @@ from sharedctx_server.fit.scoring import (
     score_candidates,
 )
 from sharedctx_server.fit.segment_index import SegmentIndex
+from sharedctx_server.fit.segment_relevance import Relevance, SegmentView
 from sharedctx_server.fit.segments import Segments, omission_marker
 from sharedctx_server.fit.selection import SelectionOptions, select_entries, smallest_cost
 from sharedctx_server.fit.simhash import simhash_many

@@ -134,7 +134,8 @@ def hit_items(
     source = np.concatenate(
         [np.arange(hits.size), np.flatnonzero(prev_ok), np.flatnonzero(next_ok)]
     )
-    need = np.concatenate([np.ones(hits.size), np.full(source.size - hits.size, 2)])
+    need = np.full(source.size, 2, dtype=np.int8)  # a neighbour needs its hit to bring it
+    need[: hits.size] = 1
     order = np.lexsort((first, row, -scores))
     keep = order[wanted[source[order]] >= need[order]]
     return ExcerptItems(

@@ -22,32 +22,19 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.fit.excerpt_items import CONTEXT_SHARE, ExcerptItems, hit_items
-from sharedctx_server.fit.segment_relevance import (
-    ERROR_SHARE,
-    MarkerTokens,
-    Relevance,
-    SegmentView,
-    segment_relevance,
-)
+from sharedctx_server.fit.excerpt_items import ExcerptItems, hit_items
+from sharedctx_server.fit.segment_relevance import MarkerTokens, Relevance, SegmentView
 from sharedctx_server.fit.segments import Segments, omission_marker
 
 __all__ = [
-    "CONTEXT_SHARE",
-    "ERROR_SHARE",
     "KEPT_SHARE",
     "TURN_SHARE",
     "WHOLE_SHARE",
     "Excerpt",
-    "ExcerptItems",
     "ExcerptOffer",
-    "MarkerTokens",
-    "Relevance",
-    "SegmentView",
     "excerpt_offer",
     "plan_excerpt",
     "render_excerpt",
-    "segment_relevance",
 ]
 
 FloatArray = npt.NDArray[np.float64]

@@ -16,13 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.fit.excerpts import (
-    TURN_SHARE,
-    Excerpt,
-    MarkerTokens,
-    Relevance,
-    plan_excerpt,
-)
+from sharedctx_server.fit.excerpts import TURN_SHARE, Excerpt, plan_excerpt
+from sharedctx_server.fit.segment_relevance import MarkerTokens, Relevance
 
 __all__ = ["TurnExcerpts", "shrink_oversized"]
 
