@@ -7,7 +7,8 @@ import json
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sharedctx_server.fit import Segments
+from sharedctx_server.fit import Segments, marker_tokens, render_excerpt
+from sharedctx_server.fit.segments import joined_cost
 from sharedctx_server.segment import SegmentConfig, cut_segments, text_lines
 from sharedctx_server.tokens import TokenCounter
 
@@ -96,7 +97,7 @@ def test_segments_carry_their_tokens_and_error_evidence() -> None:
     segments = cut(LOG)
     assert segments is not None
     texts = groups(LOG)
-    assert segments.tokens.tolist() == [TOKENS.count(t + "\n") for t in texts]
+    assert segments.tokens.tolist() == [TOKENS.count(t + "\n") for t in texts]  # no joins here
     assert segments.errors[1] > 0.8 and segments.errors[0] == 0.0
     assert segments.total_lines == len(text_lines(LOG))
 
@@ -181,7 +182,64 @@ def test_segments_cover_every_line_once_and_count_their_text_exactly(
         for a, n in zip(segments.starts.tolist(), segments.lines.tolist(), strict=True)
     ]
     assert "".join(pieces).rstrip("\n") == text.rstrip("\n") or text.endswith("\n\n")
-    assert segments.tokens.tolist() == [TOKENS.count(p) for p in pieces]
+    joins = [0] + [joined_cost(a, b) for a, b in zip(pieces, pieces[1:], strict=False)]
+    assert segments.tokens.tolist() == [
+        TOKENS.count(p) + j for p, j in zip(pieces, joins, strict=True)
+    ]
+
+
+def test_a_line_after_punctuation_that_starts_with_a_slash_costs_its_join() -> None:
+    # o200k_base reads `]\n/` as one piece: `[x]` and `/usr/lib` count one more together.
+    lines = ["gcc: error: unknown type name ‘sizet’", "/tmp/broken.c:3:1: note: here"] * 12
+    text = "\n".join(lines) + "\n"
+    assert TOKENS.count(text) > sum(TOKENS.count(line + "\n") for line in lines)
+    segments = cut(text)
+    assert segments is not None and len(segments) == len(lines)
+    assert int(segments.tokens.sum()) >= TOKENS.count(text)
+    # An omission marker ends in `]`: its count holds the token it takes from a next `/` line.
+    paths = [f"/usr/lib/python3.11/asyncio/module_{i}.py" for i in range(30)]
+    segments = cut("\n".join(paths) + "\n")
+    assert segments is not None
+    planned = (
+        int(segments.tokens[7]) + marker_tokens(TOKENS.count, 7) + marker_tokens(TOKENS.count, 22)
+    )
+    assert TOKENS.count(render_excerpt(paths, [(8, 8)])) <= planned
+
+
+# Lines that often start with a slash or end in punctuation, where the tokenizer merges.
+_JOINING_LINE = st.tuples(
+    st.sampled_from(["", "/", "/usr/", "]", "__"]), _LINE, st.sampled_from(["", ":", "]", "’", "_"])
+).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_JOINING_LINE, min_size=2, max_size=40), st.data())
+def test_an_excerpts_planned_cost_bounds_its_texts_tokens(
+    lines: list[str], data: st.DataObject
+) -> None:
+    """Fit plans an excerpt from these counts alone (segments shown, markers for the rest);
+    the rendered text may merge tokens across any boundary, and must still fit the plan."""
+    text = "\n".join(lines) + "\n"
+    segments = cut(text)
+    if segments is None:
+        return
+    shown = data.draw(st.lists(st.booleans(), min_size=len(segments), max_size=len(segments)))
+    ranges: list[tuple[int, int]] = []  # 1-based, inclusive, as Fit reports them
+    for start, size, show in zip(
+        segments.starts.tolist(), segments.lines.tolist(), shown, strict=True
+    ):
+        if show and ranges and ranges[-1][1] == start:
+            ranges[-1] = (ranges[-1][0], start + size)
+        elif show:
+            ranges.append((start + 1, start + size))
+    cost = int(segments.tokens[np.asarray(shown, dtype=bool)].sum())
+    all_lines = text_lines(text)
+    previous = 0
+    for first, last in [*ranges, (len(all_lines) + 1, len(all_lines))]:
+        if first - 1 > previous:
+            cost += marker_tokens(TOKENS.count, first - 1 - previous)
+        previous = last
+    assert TOKENS.count(render_excerpt(all_lines, ranges)) <= cost
 
 
 def test_output_indented_throughout_is_cut_line_by_line_with_tracebacks_kept() -> None:

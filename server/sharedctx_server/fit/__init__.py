@@ -53,7 +53,7 @@ from sharedctx_server.fit.scoring import (
 )
 from sharedctx_server.fit.segment_index import SegmentIndex
 from sharedctx_server.fit.segment_relevance import Relevance, SegmentView
-from sharedctx_server.fit.segments import Segments, omission_marker
+from sharedctx_server.fit.segments import Segments, marker_tokens, omission_marker
 from sharedctx_server.fit.selection import SelectionOptions, select_entries, smallest_cost
 from sharedctx_server.fit.simhash import simhash_many
 from sharedctx_server.fit.strategies import select_recent, select_relevant
@@ -121,6 +121,7 @@ __all__ = [
     "TurnExcerpts",
     "excerpt_offer",
     "KEPT_SHARE",
+    "marker_tokens",
     "omission_marker",
     "render_excerpt",
     # selection and the turn strategies

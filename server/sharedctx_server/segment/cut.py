@@ -24,7 +24,7 @@ import numpy as np
 
 from ..compress import detect
 from ..fit.error_signal import error_indicators
-from ..fit.segments import Segments
+from ..fit.segments import Segments, joined_cost
 
 __all__ = ["DEFAULT_SEGMENTS", "SegmentConfig", "Segmenter", "cut_segments", "text_lines"]
 
@@ -103,9 +103,14 @@ def cut_segments(
         return None
     bounds = [*starts, len(lines)]
     texts = ["\n".join(lines[a:b]) + "\n" for a, b in zip(bounds, bounds[1:], strict=False)]
+    # A segment's count includes what it may add joined to the one before it, so that a run
+    # of segments never counts more together than its parts say.
+    tokens = [count_tokens(t) for t in texts]
+    for i in range(1, len(texts)):
+        tokens[i] += joined_cost(texts[i - 1], texts[i])
     return Segments(
         lines=np.diff(np.asarray(bounds, dtype=np.int64)).astype(np.int64),
-        tokens=np.asarray([count_tokens(t) for t in texts], dtype=np.int64),
+        tokens=np.asarray(tokens, dtype=np.int64),
         errors=np.asarray(error_indicators(texts), dtype=np.float64),
     )
 
