@@ -6,7 +6,7 @@ entry as three small arrays: line counts, token counts and error evidence, so th
 plan an excerpt's exact cost without reading or tokenising the text again.
 
 Token counts are each segment's text plus its newline, counted on its own, plus what joining
-it to the piece before can add (`joined_cost`); an excerpt's text is the concatenation of
+it to a piece before it can add (`joined_cost`); an excerpt's text is the concatenation of
 exactly those pieces and of omission markers, so the sum of the parts bounds the excerpt's
 cost.
 """
@@ -38,25 +38,21 @@ def omission_marker(lines: int) -> str:
 
 
 # o200k_base pre-tokenises a run of punctuation together with the newlines and slashes after
-# it (` ?[^\s\p{L}\p{N}]+[\r\n/]*`), so `]\n` + `/usr` counted apart can be one token short of
-# `]\n/usr` counted together: a piece ending in punctuation before one starting with `/`.
-_ENDS_IN_PUNCTUATION = re.compile(r"(?:[^\s\w]|_)[\r\n]*$")
-_STARTS_JOINABLE = re.compile(r"^[\r\n/]")
+# it (` ?[^\s\p{L}\p{N}]+[\r\n/]*`): `]\n` + `/usr` counted apart can be one token short of
+# `]\n/usr` counted together. Every omission marker ends in `]`, and any segment may follow one.
+_JOINABLE_START = re.compile(r"[\r\n/]")
 
 
-def joined_cost(before: str, after: str) -> int:
-    """Tokens that joining `after` to `before` may add to their separate counts: 1 where the
-    tokenizer can merge across the boundary, else 0 (measured: never more than 1 on logs,
-    listings, compiler and test output)."""
-    if _STARTS_JOINABLE.match(after) and _ENDS_IN_PUNCTUATION.search(before):
-        return 1
-    return 0
+def joined_cost(text: str) -> int:
+    """Tokens that joining `text` (a segment) after a piece that ends in punctuation may add
+    to the two counted apart: 1 when it starts with a slash or a line break, else 0
+    (measured: never more than 1 on logs, listings, compiler and test output)."""
+    return 1 if _JOINABLE_START.match(text) else 0
 
 
 def marker_tokens(count_tokens: Callable[[str], int], lines: int) -> int:
-    """Tokens of the omission marker line for `lines` left-out lines, with the one token its
-    closing `]` may take from a next line that starts with `/`."""
-    return count_tokens(omission_marker(lines) + "\n") + 1
+    """Tokens of the omission marker line for `lines` left-out lines."""
+    return count_tokens(omission_marker(lines) + "\n")
 
 
 @dataclass(frozen=True, eq=False)

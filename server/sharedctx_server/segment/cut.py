@@ -103,11 +103,9 @@ def cut_segments(
         return None
     bounds = [*starts, len(lines)]
     texts = ["\n".join(lines[a:b]) + "\n" for a, b in zip(bounds, bounds[1:], strict=False)]
-    # A segment's count includes what it may add joined to the one before it, so that a run
-    # of segments never counts more together than its parts say.
-    tokens = [count_tokens(t) for t in texts]
-    for i in range(1, len(texts)):
-        tokens[i] += joined_cost(texts[i - 1], texts[i])
+    # A segment's count includes what it may add after an omission marker or a segment that
+    # ends in punctuation; the first segment follows nothing.
+    tokens = [count_tokens(t) + (joined_cost(t) if i else 0) for i, t in enumerate(texts)]
     return Segments(
         lines=np.diff(np.asarray(bounds, dtype=np.int64)).astype(np.int64),
         tokens=np.asarray(tokens, dtype=np.int64),
