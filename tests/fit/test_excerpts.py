@@ -216,6 +216,15 @@ def test_an_entry_too_large_for_the_budget_comes_back_as_an_excerpt() -> None:
     assert sel.tokens[0] == sel.excerpts[0].tokens and sel.total_tokens <= 25
 
 
+def test_an_entry_whose_excerpt_lost_the_budget_to_others_was_left_out_for_budget() -> None:
+    big = int(SEGS.tokens.sum())
+    # The newest entry (row 1, kept first by keep_recent) leaves too little for any of row
+    # 0's lines: row 0 could have gone in as an excerpt, so budget is why, not its size.
+    sel = fill([0.9, 0.1], [big, 24], [needle(0)], budget_tokens=25, keep_recent=1)
+    assert sel.indices.tolist() == [1]
+    assert sel.reason_of(0) is Reason.BUDGET
+
+
 def test_without_an_offer_the_same_entry_is_too_large() -> None:
     big = int(SEGS.tokens.sum())
     sel = select_entries(

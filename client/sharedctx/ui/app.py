@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import grpc
 import jinja2
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -27,17 +26,6 @@ __all__ = ["create_app"]
 
 HERE = Path(__file__).resolve().parent
 
-# What a failed call means for the page: the server's answer, as an HTTP status.
-_STATUS = {
-    grpc.StatusCode.NOT_FOUND: 404,
-    grpc.StatusCode.INVALID_ARGUMENT: 400,
-    grpc.StatusCode.RESOURCE_EXHAUSTED: 400,
-    grpc.StatusCode.PERMISSION_DENIED: 403,
-    grpc.StatusCode.UNAUTHENTICATED: 403,
-    grpc.StatusCode.UNAVAILABLE: 502,
-    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
-}
-
 
 def templates() -> Jinja2Templates:
     """The page templates, escaping every value (keys and contents are arbitrary text)."""
@@ -55,7 +43,7 @@ def templates() -> Jinja2Templates:
 async def _server_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, SharedCtxError)
     code = exc.code_name()
-    status = _STATUS.get(exc.code, 502) if exc.code is not None else 502
+    status = pages.http_status(exc)
     return pages.render(
         request,
         "error.html",

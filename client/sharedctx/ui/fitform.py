@@ -22,6 +22,9 @@ CHOICES = {
     "fill": FIT_CHOICES["fill"],
 }
 MAX_QUERY = 20_000
+# The request's integer fields: budget_tokens is an int64, keep_recent and max_entries int32.
+_INT64_MAX = 2**63 - 1
+_INT32_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -58,21 +61,23 @@ class FitForm:
                 values[name] = choice
             else:
                 errors.append(f"{name}: choose one of {', '.join(choices)}")
-        for name, kind, low in (
-            ("budget", int, 1),
-            ("keep_recent", int, 0),
-            ("max_entries", int, 1),
-            ("min_score", float, 0),
+        for name, kind, low, high in (
+            ("budget", int, 1, _INT64_MAX),
+            ("keep_recent", int, 0, _INT32_MAX),
+            ("max_entries", int, 1, _INT32_MAX),
+            ("min_score", float, 0, float("inf")),
         ):
             raw = params.get(name, "").strip()
             if not raw:
                 continue
             try:
                 number: float = kind(raw)
-                if not number >= low:  # also refuses NaN
+                if not low <= number <= high:  # also refuses NaN
                     raise ValueError
             except ValueError:
-                errors.append(f"{name.replace('_', ' ')}: a number of at least {low}, not {raw!r}")
+                label = name.replace("_", " ")
+                bounds = f"of at least {low}" if kind is float else f"from {low} to {high:,}"
+                errors.append(f"{label}: a number {bounds}, not {raw!r}")
                 continue
             values[name] = number
         if "run" in params:  # a submitted form: an unticked box is absent

@@ -7,18 +7,36 @@ import asyncio
 from typing import Any
 from urllib.parse import urlencode
 
+import grpc
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from ..client import AsyncClient
+from ..errors import SharedCtxError
 from ..types import Entry
 from . import listing
 from .config import UiConfig
 from .omissions import mark
 
-__all__ = ["entry", "namespace", "namespaces", "raw", "render", "row"]
+__all__ = ["entry", "http_status", "namespace", "namespaces", "raw", "render", "row"]
 
 NAMESPACES_PER_PAGE = 100
+
+# What a failed call means for the page: the server's answer, as an HTTP status.
+_STATUS = {
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 400,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.UNAUTHENTICATED: 403,
+    grpc.StatusCode.UNAVAILABLE: 502,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+}
+
+
+def http_status(exc: SharedCtxError) -> int:
+    """The HTTP status of a page whose gRPC call failed with `exc` (502: the server's fault)."""
+    return _STATUS.get(exc.code, 502) if exc.code is not None else 502
 
 
 def client_of(request: Request) -> AsyncClient:

@@ -10,7 +10,7 @@ from . import fitview
 from .config import UiConfig
 from .explain import FACTORS, score_note
 from .fitform import CHOICES, FitForm
-from .pages import client_of, render
+from .pages import client_of, http_status, render
 
 __all__ = ["page"]
 
@@ -36,7 +36,7 @@ async def page(request: Request) -> Response:
             # A bad option is the form's problem: show it beside the form, keep the inputs.
             code = exc.code_name()
             errors.append(f"{code}: {exc.message}")
-            status = 400
+            status = http_status(exc)
         else:
             view = fitview.build(result, form)
     cli, cli_missing = form.cli(ns, config.target)

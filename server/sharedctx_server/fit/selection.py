@@ -93,6 +93,12 @@ def select_entries(
     too_large = pool & (smallest > options.budget_tokens)
     reasons[too_large] = Reason.TOO_LARGE
     offer = _usable(excerpts, pool)
+    if offer is not None and len(offer.items):
+        # Too large whole, but an excerpt of it could fit this budget: if it ends up left
+        # out, what else took the budget is why (keep_recent, better entries), not its size.
+        cheapest = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(cheapest, offer.items.row, offer.items.lower_cost)
+        reasons[too_large & (cheapest <= options.budget_tokens)] = Reason.BUDGET
     whole = pool & ~too_large
     if offer is not None:
         whole &= ~offer.only
