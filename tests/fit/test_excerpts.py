@@ -336,6 +336,30 @@ def test_a_hit_keeps_its_context_however_many_weaker_hits_there_are() -> None:
     assert 30 in covered and len(covered) == 2 and ({29, 31} & set(covered))
 
 
+def test_a_hit_brings_its_head_before_its_neighbours_when_the_budget_allows() -> None:
+    # Forty one-line segments of 10 tokens, each headed by segment 0 (a table's header row):
+    # the hit at 20 shows the header first, then its neighbours, as the budget grows.
+    n = 40
+    heads = np.zeros(n, dtype=np.int64)
+    heads[0] = -1
+    segs = Segments(np.ones(n, dtype=np.int64), np.full(n, 10, dtype=np.int64), np.zeros(n), heads)
+    relevance = np.zeros(n)
+    relevance[20] = 1.0
+    view = SegmentView(0, segs, relevance)
+    hit = Excerpt(segs, marker_tokens)
+    hit.add([20])
+    with_head = Excerpt(segs, marker_tokens)
+    with_head.add([0, 20])
+
+    def covered(budget: int) -> list[int]:
+        sel = fill([0.9], [10 * n], [view], segs=segs, budget_tokens=budget, keep_recent=0)
+        return list(sel.excerpts[0].covered)
+
+    assert covered(hit.tokens) == [20]
+    assert covered(with_head.tokens) == [0, 20]
+    assert covered(with_head.tokens + 20) == [0, 19, 20, 21]
+
+
 def test_max_entries_counts_an_excerpt_as_one_entry_that_can_still_grow() -> None:
     sel = fill([0.9, 0.8], [100, 5], [needle(0)], budget_tokens=60, keep_recent=0, max_entries=1)
     assert sel.indices.tolist() == [0]

@@ -153,8 +153,76 @@ def test_packed_segments_round_trip_and_damage_is_refused() -> None:
     assert back.lines.tolist() == segments.lines.tolist()
     assert back.tokens.tolist() == segments.tokens.tolist()
     assert np.allclose(back.errors, segments.errors, atol=1 / 255)
+    assert back.heads.tolist() == segments.heads.tolist()
     assert Segments.unpack(segments.pack()[:-1]) is None
     assert Segments.unpack(b"\x09" + segments.pack()[1:]) is None
+    # A head after its segment is damage too.
+    bad = Segments(segments.lines, segments.tokens, segments.errors, np.full(len(segments), -1))
+    blob = bytearray(bad.pack())
+    blob[-4:] = (len(segments) - 1).to_bytes(4, "little", signed=True)
+    assert Segments.unpack(bytes(blob)) is None
+
+
+def test_segments_packed_before_heads_still_read() -> None:
+    segments = cut(LOG)
+    assert segments is not None
+    n = len(segments)
+    version_1 = b"".join(
+        (
+            bytes([1]) + n.to_bytes(4, "little"),
+            segments.lines.astype("<u4").tobytes(),
+            segments.tokens.astype("<u4").tobytes(),
+            np.rint(segments.errors * 255).astype("<u1").tobytes(),
+        )
+    )
+    back = Segments.unpack(version_1)
+    assert back is not None and back.lines.tolist() == segments.lines.tolist()
+    assert back.heads.tolist() == [-1] * n
+
+
+def heads_of(text: str, kind: str | None = "tool_output") -> list[tuple[str, str]]:
+    """Each segment's first line and its head's first line, for segments with a head."""
+    segments = cut(text, kind)
+    assert segments is not None
+    lines = text_lines(text)
+    first = [lines[int(a)] for a in segments.starts]
+    return [(first[k], first[h]) for k, h in enumerate(segments.heads.tolist()) if h >= 0]
+
+
+def test_a_table_row_is_headed_by_the_header_row() -> None:
+    text = "USER  PID %MEM COMMAND\n" + "".join(
+        f"root  {pid:<3} {pid / 10:.1f}  /usr/bin/worker-{pid}\n" for pid in range(1, 9)
+    )
+    heads = dict(heads_of(text))
+    assert heads["root  5   0.5  /usr/bin/worker-5"] == "USER  PID %MEM COMMAND"
+    assert "USER  PID %MEM COMMAND" not in heads
+
+
+def test_blocks_are_headed_by_the_line_that_opens_them() -> None:
+    def folder(path: str, size: int) -> str:
+        files = "".join(
+            f"-rw-r--r-- 1 root root {size + i} Dec  5 05:54 m{i}.py\n" for i in range(6)
+        )
+        return f"{path}:\ntotal 8\n{files}"
+
+    heads = dict(heads_of(folder("/srv/app", 100) + "\n" + folder("/srv/app/lib", 900), "log"))
+    assert heads["-rw-r--r-- 1 root root 103 Dec  5 05:54 m3.py"] == "/srv/app:"
+    assert heads["-rw-r--r-- 1 root root 905 Dec  5 05:54 m5.py"] == "/srv/app/lib:"
+    sha = "8647f6054f81aa1e5b81122d8a6e2dced209c6e2"
+    git_log = (
+        f"commit {sha}\nAuthor: A <a@example.org>\nDate:   Thu Dec 3 10:00:00 2026\n\n"
+        "    masking: fix\n\n server/compress/masking.py | 15 +++---\n"
+        " 1 file changed, 5 insertions(+), 10 deletions(-)\n"
+    )
+    pairs = heads_of(git_log + git_log.replace(sha, "c5c1a5c" + sha[7:]), "log")
+    assert [head for line, head in pairs if line.startswith("Date:")] == [
+        f"commit {sha}",
+        f"commit c5c1a5c{sha[7:]}",
+    ]
+    # A log has no heads; a heading longer than HEAD_TOKENS heads nothing.
+    assert heads_of(LOG, "log") == []
+    long_heading = "# " + "very long heading words " * 20
+    assert heads_of(f"{long_heading}\n\nfirst paragraph\n\nsecond\n", "document") == []
 
 
 _LINE = st.text(

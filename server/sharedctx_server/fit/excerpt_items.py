@@ -21,6 +21,7 @@ from sharedctx_server.fit.segment_relevance import MarkerTokens, Relevance
 __all__ = [
     "CONTEXT_SHARE",
     "ENTRY_EXPONENT",
+    "HEAD_SHARE",
     "REPEAT_FREE",
     "REPEAT_SHARE",
     "ExcerptItems",
@@ -36,6 +37,9 @@ BoolArray = npt.NDArray[np.bool_]
 ENTRY_EXPONENT = 0.25
 # What a hit's neighbouring segment is worth, as a share of the hit's score.
 CONTEXT_SHARE = 0.5
+# What a hit's head is worth: more than a neighbour, since it says what the line is part of
+# (which columns, which commit, which folder), and once shown it serves every hit below it.
+HEAD_SHARE = 0.75
 # Repeats of one line shape (line_shape) after the first REPEAT_FREE hits of that shape weigh
 # REPEAT_SHARE of their score: a few examples of a repeated line show what it says and how it
 # varies, and the budget goes on to lines that say something else.
@@ -107,18 +111,34 @@ def hit_items(
     before_tokens = np.where(with_before, table.tokens[np.maximum(hits - 1, 0)], 0)
     has_next = (hits + 1 < n) & (table.slot_of[np.minimum(hits + 1, n - 1)] == slot)
     prev_ok, next_ok = local > 0, has_next
-    row = np.concatenate([slot, slot[prev_ok], slot[next_ok]])
-    first = np.concatenate([local, local[prev_ok] - 1, local[next_ok] + 1])
+    head = table.heads[hits]
+    head_ok = (head >= 0) & (head < local - 1)  # the segment just before is a neighbour item
+    head_at = hits - local + head
+    row = np.concatenate([slot, slot[prev_ok], slot[next_ok], slot[head_ok]])
+    first = np.concatenate([local, local[prev_ok] - 1, local[next_ok] + 1, head[head_ok]])
     second = np.concatenate(
-        [np.where(with_before, local - 1, -1), np.full(int(prev_ok.sum() + next_ok.sum()), -1)]
+        [
+            np.where(with_before, local - 1, -1),
+            np.full(int(prev_ok.sum() + next_ok.sum() + head_ok.sum()), -1),
+        ]
     )
-    anchor = np.concatenate([np.full(hits.size, -1), local[prev_ok], local[next_ok]])
-    scores = np.concatenate([score, CONTEXT_SHARE * score[prev_ok], CONTEXT_SHARE * score[next_ok]])
+    anchor = np.concatenate(
+        [np.full(hits.size, -1), local[prev_ok], local[next_ok], local[head_ok]]
+    )
+    scores = np.concatenate(
+        [
+            score,
+            CONTEXT_SHARE * score[prev_ok],
+            CONTEXT_SHARE * score[next_ok],
+            HEAD_SHARE * score[head_ok],
+        ]
+    )
     cost = np.concatenate(
         [
             table.tokens[hits] + before_tokens,
             table.tokens[hits[prev_ok] - 1],
             table.tokens[hits[next_ok] + 1],
+            table.tokens[head_at[head_ok]],
         ]
     ).astype(np.int64)
     lower = np.maximum(cost - marker_tokens(10**9), 1)
@@ -132,9 +152,14 @@ def hit_items(
     wanted[ranked[: int(np.searchsorted(reach, _ITEM_BUDGETS * budget)) + 1]] = 1
     wanted[ranked[: int(np.searchsorted(reach, _CONTEXT_BUDGETS * budget)) + 1]] = 2
     source = np.concatenate(
-        [np.arange(hits.size), np.flatnonzero(prev_ok), np.flatnonzero(next_ok)]
+        [
+            np.arange(hits.size),
+            np.flatnonzero(prev_ok),
+            np.flatnonzero(next_ok),
+            np.flatnonzero(head_ok),
+        ]
     )
-    need = np.full(source.size, 2, dtype=np.int8)  # a neighbour needs its hit to bring it
+    need = np.full(source.size, 2, dtype=np.int8)  # context needs its hit to bring it
     need[: hits.size] = 1
     order = np.lexsort((first, row, -scores))
     keep = order[wanted[source[order]] >= need[order]]

@@ -215,8 +215,9 @@ def excerpt_offer(
 
 def plan_excerpt(view: SegmentView, allowance: int, marker_tokens: MarkerTokens) -> Excerpt | None:
     """The excerpt of one entry within `allowance` tokens (RELEVANT and RECENT): its hits best
-    first, each followed by its neighbours, or, when nothing matches, its last segments (a tool
-    output's result and errors are usually at its end). None when not even one segment fits.
+    first, then their heads (Segments.heads), then their neighbours, or, when nothing matches,
+    its last segments (a tool output's result and errors are usually at its end). None when
+    not even one segment fits.
     """
     excerpt = Excerpt(view.segments, marker_tokens)
     count = len(view.segments)
@@ -224,6 +225,8 @@ def plan_excerpt(view: SegmentView, allowance: int, marker_tokens: MarkerTokens)
     if hits.size:
         ranked = hits[np.lexsort((hits, -view.relevance[hits]))].tolist()
         picks = [[h - 1, h] if view.segments.errors[h] > 0 and h > 0 else [h] for h in ranked]
+        heads = view.segments.heads
+        picks += [[int(heads[h])] for h in ranked if heads[h] >= 0]
         picks += [[n] for h in ranked for n in (h - 1, h + 1) if 0 <= n < count]
     else:
         picks = [[s] for s in range(count - 1, -1, -1)]

@@ -68,7 +68,8 @@ class _Postings(NamedTuple):
 class SegmentTable:
     """Every cut entry's segments end to end: entry `slots[k]` holds flat positions
     `bounds[k]` to `bounds[k + 1]`; per flat position, its entry's slot, its index inside the
-    entry, its tokens, error evidence and shape (line_shape)."""
+    entry, its tokens, error evidence, shape (line_shape) and head (Segments.heads: an index
+    inside the entry, or -1)."""
 
     slots: IntArray
     bounds: IntArray
@@ -77,6 +78,7 @@ class SegmentTable:
     tokens: IntArray
     errors: FloatArray
     shapes: IntArray
+    heads: IntArray
 
     def __len__(self) -> int:
         return int(self.slot_of.size)
@@ -210,6 +212,7 @@ class SegmentIndex:
                 shapes=np.concatenate([e.shapes for e in entries])
                 if entries
                 else np.zeros(0, np.int64),
+                heads=flat("heads", np.int64),  # type: ignore[arg-type]
             )
         return self._table
 

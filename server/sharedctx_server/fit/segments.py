@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -27,9 +27,11 @@ __all__ = ["Segments", "joined_cost", "marker_tokens", "omission_marker"]
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
-# Wire format: version byte, segment count, then the three columns (little-endian).
-_VERSION = 1
+# Wire format: version byte, segment count, then the columns (little-endian). Version 1 had
+# no heads; its blobs still read (every segment without a head).
+_VERSION = 2
 _HEAD = struct.Struct("<BI")
+_NO_HEADS: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
 
 
 def omission_marker(lines: int) -> str:
@@ -58,18 +60,25 @@ def marker_tokens(count_tokens: Callable[[str], int], lines: int) -> int:
 @dataclass(frozen=True, eq=False)
 class Segments:
     """Per segment, in text order: its line count, its tokens (text plus newline, counted
-    alone) and its error evidence in [0, 1]."""
+    alone, see joined_cost), its error evidence in [0, 1] and its head: the earlier segment
+    that says what it is part of (a table's header row, the `commit` line of a `git log`
+    record, a folder's line in `ls -lR`, a Markdown heading), or -1."""
 
     lines: IntArray
     tokens: IntArray
     errors: FloatArray
+    heads: IntArray = field(default_factory=lambda: _NO_HEADS)  # None given: -1 for each
 
     def __post_init__(self) -> None:
         n = self.lines.shape[0]
-        if self.tokens.shape != (n,) or self.errors.shape != (n,):
+        if self.heads is _NO_HEADS:
+            object.__setattr__(self, "heads", np.full(n, -1, dtype=np.int64))
+        if self.tokens.shape != (n,) or self.errors.shape != (n,) or self.heads.shape != (n,):
             raise ValueError("Segments columns must have the same length")
         if n and int(self.lines.min()) < 1:
             raise ValueError("every segment holds at least one line")
+        if n and bool((self.heads >= np.arange(n)).any()):
+            raise ValueError("a segment's head comes before it")
 
     def __len__(self) -> int:
         return int(self.lines.shape[0])
@@ -96,6 +105,7 @@ class Segments:
                 self.lines.astype("<u4").tobytes(),
                 self.tokens.astype("<u4").tobytes(),
                 errors.tobytes(),
+                self.heads.astype("<i4").tobytes(),
             )
         )
 
@@ -105,12 +115,17 @@ class Segments:
         if len(blob) < _HEAD.size:
             return None
         version, n = _HEAD.unpack_from(blob)
-        if version != _VERSION or len(blob) != _HEAD.size + 9 * n:
+        per_segment = {1: 9, _VERSION: 13}.get(version)
+        if per_segment is None or len(blob) != _HEAD.size + per_segment * n:
             return None
         at = _HEAD.size
         lines = np.frombuffer(blob, dtype="<u4", count=n, offset=at).astype(np.int64)
         tokens = np.frombuffer(blob, dtype="<u4", count=n, offset=at + 4 * n).astype(np.int64)
         errors = np.frombuffer(blob, dtype="<u1", count=n, offset=at + 8 * n) / 255.0
-        if n and int(lines.min()) < 1:
+        heads = _NO_HEADS
+        if version == _VERSION:
+            heads = np.frombuffer(blob, dtype="<i4", count=n, offset=at + 9 * n).astype(np.int64)
+        try:
+            return cls(lines, tokens, errors.astype(np.float64), heads)
+        except ValueError:
             return None
-        return cls(lines, tokens, errors.astype(np.float64))

@@ -25,6 +25,7 @@ import numpy as np
 from ..compress import detect
 from ..fit.error_signal import error_indicators
 from ..fit.segments import Segments, joined_cost
+from .heads import segment_heads
 
 __all__ = ["DEFAULT_SEGMENTS", "SegmentConfig", "Segmenter", "cut_segments", "text_lines"]
 
@@ -106,10 +107,12 @@ def cut_segments(
     # A segment's count includes what it may add after an omission marker or a segment that
     # ends in punctuation; the first segment follows nothing.
     tokens = [count_tokens(t) + (joined_cost(t) if i else 0) for i, t in enumerate(texts)]
+    heads = segment_heads(lines, starts, tokens) if shape != "json" else [-1] * len(starts)
     return Segments(
         lines=np.diff(np.asarray(bounds, dtype=np.int64)).astype(np.int64),
         tokens=np.asarray(tokens, dtype=np.int64),
         errors=np.asarray(error_indicators(texts), dtype=np.float64),
+        heads=np.asarray(heads, dtype=np.int64),
     )
 
 

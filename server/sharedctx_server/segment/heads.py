@@ -1,0 +1,59 @@
+"""Each segment's head: the earlier, short segment that says what it is part of
+(docs/excerpts.md, "Heads").
+
+A line of tool output often means little alone: a `ps` row without the header naming its
+columns, a file in `ls -lR` without its folder, a `git log --stat` file line without its
+commit, a paragraph without its section. Fit shows a hit's head beside it when the budget
+allows, so these are found once, at Put:
+- block heads: a line that opens a block (`commit <sha>`, `diff --git`, a Markdown heading,
+  or a line ending in `:` at the top or after a blank line, as `ls -lR` names folders) heads
+  every segment after it up to the next block head;
+- else a table's header row (compress.table_parse) heads every segment below it.
+A head is a segment of at most HEAD_TOKENS tokens; a longer one would cost more than it says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..compress.table_parse import find_table
+
+__all__ = ["HEAD_TOKENS", "segment_heads"]
+
+HEAD_TOKENS = 64
+
+_BLOCK_HEAD = re.compile(r"^(?:commit [0-9a-f]{7,40}\b|diff --git |#{1,6} )")
+_FOLDER = re.compile(r"^\S.*:$")
+
+
+def _opens_block(lines: Sequence[str], at: int) -> bool:
+    line = lines[at]
+    if _BLOCK_HEAD.match(line):
+        return True
+    return bool(_FOLDER.match(line)) and (at == 0 or not lines[at - 1].strip())
+
+
+def segment_heads(lines: Sequence[str], starts: Sequence[int], tokens: Sequence[int]) -> list[int]:
+    """Per segment (first lines `starts`, token counts `tokens`), the segment that heads it,
+    or -1."""
+    n = len(starts)
+    heads = [-1] * n
+    opens = {k for k in range(n) if _opens_block(lines, starts[k])}
+    if opens:
+        current = -1
+        for k in range(n):
+            if k in opens:
+                current = k if tokens[k] <= HEAD_TOKENS else -1
+            elif current >= 0:
+                heads[k] = current
+        return heads
+    table = find_table(list(lines))
+    if table is None or table.header is None:
+        return heads
+    header = max(k for k in range(n) if starts[k] <= table.header)
+    if tokens[header] > HEAD_TOKENS:
+        return heads
+    for k in range(header + 1, n):
+        heads[k] = header
+    return heads
