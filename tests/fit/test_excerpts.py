@@ -26,7 +26,7 @@ from sharedctx_server.fit import (
     render_excerpt,
     select_entries,
 )
-from sharedctx_server.fit.excerpt_items import REPEAT_FREE
+from sharedctx_server.fit.excerpt_items import BLOCK_MEMBERS, REPEAT_FREE
 from sharedctx_server.fit.excerpts import Excerpt, plan_excerpt
 from sharedctx_server.fit.segment_index import line_shape
 
@@ -358,6 +358,25 @@ def test_a_hit_brings_its_head_before_its_neighbours_when_the_budget_allows() ->
     assert covered(hit.tokens) == [20]
     assert covered(with_head.tokens) == [0, 20]
     assert covered(with_head.tokens + 20) == [0, 19, 20, 21]
+
+
+def test_a_hit_that_heads_a_block_brings_the_block() -> None:
+    # A folder line (segment 10) heads segments 11..29, as in `ls -lR`: a hit on the folder
+    # shows what it holds, in order, as far as the budget goes and BLOCK_MEMBERS allows.
+    n = 40
+    heads = np.full(n, -1, dtype=np.int64)
+    heads[11:30] = 10
+    segs = Segments(np.ones(n, dtype=np.int64), np.full(n, 10, dtype=np.int64), np.zeros(n), heads)
+    relevance = np.zeros(n)
+    relevance[10] = 1.0
+    view = SegmentView(0, segs, relevance)
+    sel = fill([0.9], [10 * n], [view], segs=segs, budget_tokens=150, keep_recent=0)
+    covered = list(sel.excerpts[0].covered)
+    assert covered[:2] == [9, 10] or covered[:2] == [10, 11]
+    assert set(range(10, 19)) <= set(covered) and max(covered) < 30
+    sel = fill([0.9], [10 * n], [view], segs=segs, budget_tokens=390, keep_recent=0)
+    assert set(range(10, 10 + 1 + BLOCK_MEMBERS)) <= set(sel.excerpts[0].covered)
+    assert not set(range(10 + 2 + BLOCK_MEMBERS, 30)) & set(sel.excerpts[0].covered)
 
 
 def test_max_entries_counts_an_excerpt_as_one_entry_that_can_still_grow() -> None:

@@ -1,12 +1,15 @@
-"""The fill items of excerpts: each hit, and each hit's neighbours, as an item of the walk
-that fills the budget (fit.selection), scored against whole entries (docs/excerpts.md).
+"""The fill items of excerpts: each hit, and each segment of a hit's context, as an item of
+the walk that fills the budget (fit.selection), scored against whole entries
+(docs/excerpts.md).
 
 A hit is scored `entry_weight(entry score) * rho / best rho`: the namespace's best matching
 lines come first, each weighed, damped, by how much its entry matters; past the first
 REPEAT_FREE hits of one line shape, a repeat counts REPEAT_SHARE of that. The segments around
 a hit follow as items worth CONTEXT_SHARE of it, so a tight budget takes the matching lines
-first and their surroundings after. A hit that carries an error takes the segment before it
-along (a traceback is already part of its record's segment).
+first and their surroundings after; its head (Segments.heads: a table's header, the commit or
+folder it belongs to) is worth HEAD_SHARE of it, and a hit that is a head brings the first
+BLOCK_MEMBERS segments it heads like neighbours. A hit that carries an error takes the segment
+before it along (a traceback is already part of its record's segment).
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from sharedctx_server.fit.segment_index import SegmentTable
 from sharedctx_server.fit.segment_relevance import MarkerTokens, Relevance
 
 __all__ = [
+    "BLOCK_MEMBERS",
     "CONTEXT_SHARE",
     "ENTRY_EXPONENT",
     "HEAD_SHARE",
@@ -40,6 +45,9 @@ CONTEXT_SHARE = 0.5
 # What a hit's head is worth: more than a neighbour, since it says what the line is part of
 # (which columns, which commit, which folder), and once shown it serves every hit below it.
 HEAD_SHARE = 0.75
+# A hit that heads a block (a folder in `ls -lR`, a commit) brings at most this many of the
+# segments it heads as context, in order, each worth CONTEXT_SHARE of it.
+BLOCK_MEMBERS = 16
 # Repeats of one line shape (line_shape) after the first REPEAT_FREE hits of that shape weigh
 # REPEAT_SHARE of their score: a few examples of a repeated line show what it says and how it
 # varies, and the budget goes on to lines that say something else.
@@ -92,7 +100,7 @@ class ExcerptItems:
 def hit_items(
     relevance: Relevance, entry_scores: FloatArray, budget: int, marker_tokens: MarkerTokens
 ) -> ExcerptItems:
-    """Every hit and the neighbours of each as fill items, keeping only the best whose costs
+    """Every hit and its context (_context) as fill items, keeping only the best whose costs
     add up to a few budgets (the rest could never be reached)."""
     table = relevance.table
     hits = np.flatnonzero(relevance.rho > 0)
@@ -105,42 +113,16 @@ def hit_items(
     score *= np.where(
         _repeat_rank(table.shapes[hits], score, slot, local) < REPEAT_FREE, 1.0, REPEAT_SHARE
     )
-    n = len(table)
     # A hit that carries an error brings the segment before it.
     with_before = (table.errors[hits] > 0) & (local > 0)
     before_tokens = np.where(with_before, table.tokens[np.maximum(hits - 1, 0)], 0)
-    has_next = (hits + 1 < n) & (table.slot_of[np.minimum(hits + 1, n - 1)] == slot)
-    prev_ok, next_ok = local > 0, has_next
-    head = table.heads[hits]
-    head_ok = (head >= 0) & (head < local - 1)  # the segment just before is a neighbour item
-    head_at = hits - local + head
-    row = np.concatenate([slot, slot[prev_ok], slot[next_ok], slot[head_ok]])
-    first = np.concatenate([local, local[prev_ok] - 1, local[next_ok] + 1, head[head_ok]])
-    second = np.concatenate(
-        [
-            np.where(with_before, local - 1, -1),
-            np.full(int(prev_ok.sum() + next_ok.sum() + head_ok.sum()), -1),
-        ]
-    )
-    anchor = np.concatenate(
-        [np.full(hits.size, -1), local[prev_ok], local[next_ok], local[head_ok]]
-    )
-    scores = np.concatenate(
-        [
-            score,
-            CONTEXT_SHARE * score[prev_ok],
-            CONTEXT_SHARE * score[next_ok],
-            HEAD_SHARE * score[head_ok],
-        ]
-    )
-    cost = np.concatenate(
-        [
-            table.tokens[hits] + before_tokens,
-            table.tokens[hits[prev_ok] - 1],
-            table.tokens[hits[next_ok] + 1],
-            table.tokens[head_at[head_ok]],
-        ]
-    ).astype(np.int64)
+    of_hit, at, share = _context(table, hits)
+    row = np.concatenate([slot, slot[of_hit]])
+    first = np.concatenate([local, table.local[at]])
+    second = np.concatenate([np.where(with_before, local - 1, -1), np.full(of_hit.size, -1)])
+    anchor = np.concatenate([np.full(hits.size, -1), local[of_hit]])
+    scores = np.concatenate([score, share * score[of_hit]])
+    cost = np.concatenate([table.tokens[hits] + before_tokens, table.tokens[at]]).astype(np.int64)
     lower = np.maximum(cost - marker_tokens(10**9), 1)
     # The best hits (ties: row, then segment) until their costs cover a few budgets, the
     # first of them with their context: a hit's neighbours rank below many weaker hits, but
@@ -151,14 +133,7 @@ def hit_items(
     wanted = np.zeros(hits.size, dtype=np.int8)  # 2: the hit and its context, 1: the hit
     wanted[ranked[: int(np.searchsorted(reach, _ITEM_BUDGETS * budget)) + 1]] = 1
     wanted[ranked[: int(np.searchsorted(reach, _CONTEXT_BUDGETS * budget)) + 1]] = 2
-    source = np.concatenate(
-        [
-            np.arange(hits.size),
-            np.flatnonzero(prev_ok),
-            np.flatnonzero(next_ok),
-            np.flatnonzero(head_ok),
-        ]
-    )
+    source = np.concatenate([np.arange(hits.size), of_hit])
     need = np.full(source.size, 2, dtype=np.int8)  # context needs its hit to bring it
     need[: hits.size] = 1
     order = np.lexsort((first, row, -scores))
@@ -170,6 +145,39 @@ def hit_items(
         anchor[keep].astype(np.int64),
         scores[keep],
         lower[keep],
+    )
+
+
+def _context(table: SegmentTable, hits: IntArray) -> tuple[IntArray, IntArray, FloatArray]:
+    """The context items of `hits` (flat positions): for each, the index of its hit, the
+    segment's flat position and its share of the hit's score. A hit's context is its
+    neighbours, its head, and, when the hit is itself a head (a folder, a commit), the first
+    BLOCK_MEMBERS segments it heads: what that folder holds, what that commit changed."""
+    n = len(table)
+    local, slot = table.local[hits], table.slot_of[hits]
+    before = local > 0
+    after = (hits + 1 < n) & (table.slot_of[np.minimum(hits + 1, n - 1)] == slot)
+    head = table.heads[hits]
+    headed = (head >= 0) & (head < local - 1)  # the segment just before is a neighbour
+    parts = [
+        (np.flatnonzero(before), hits[before] - 1, CONTEXT_SHARE),
+        (np.flatnonzero(after), hits[after] + 1, CONTEXT_SHARE),
+        (np.flatnonzero(headed), (hits - local + head)[headed], HEAD_SHARE),
+    ]
+    members = np.flatnonzero(table.heads >= 0)
+    member_head = members - table.local[members] + table.heads[members]
+    order = np.argsort(member_head, kind="stable")
+    members, member_head = members[order], member_head[order]
+    lo = np.searchsorted(member_head, hits, "left")
+    hi = np.searchsorted(member_head, hits, "right")
+    for i in np.flatnonzero(hi > lo).tolist():
+        block = members[lo[i] : hi[i]]
+        block = block[block != hits[i] + 1][:BLOCK_MEMBERS]
+        parts.append((np.full(block.size, i), block, CONTEXT_SHARE))
+    return (
+        np.concatenate([p[0] for p in parts]).astype(np.int64),
+        np.concatenate([p[1] for p in parts]).astype(np.int64),
+        np.concatenate([np.full(p[0].size, p[2]) for p in parts]),
     )
 
 
