@@ -67,7 +67,7 @@ class Segments:
     lines: IntArray
     tokens: IntArray
     errors: FloatArray
-    heads: IntArray = field(default_factory=lambda: _NO_HEADS)  # None given: -1 for each
+    heads: IntArray = field(default_factory=lambda: _NO_HEADS)  # not given: -1 for each
 
     def __post_init__(self) -> None:
         n = self.lines.shape[0]
