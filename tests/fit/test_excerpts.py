@@ -293,6 +293,22 @@ def test_the_line_that_matches_best_wins_over_a_slightly_better_entrys_line() ->
     assert sel.indices.tolist() == [0]
 
 
+def test_an_excerpt_only_entry_goes_before_whole_entries_it_outscores() -> None:
+    # Entry 0 (0.9) matches weakly next to entry 2's strong line, so its line scores far below
+    # entry 1 (0.8), a whole entry without a match that would fill the budget alone. Kept
+    # from going in whole to show its lines, entry 0 still goes before entries it outscores.
+    big = int(SEGS.tokens.sum())
+    one = Excerpt(SEGS, marker_tokens)
+    one.add([5])
+    budget = one.tokens + 2
+    weak, strong = needle(0), needle(2)
+    weak.relevance[5] = 0.3
+    sel = fill([0.9, 0.8, 0.3], [big, budget - 1, big], [weak, strong],
+               budget_tokens=budget, keep_recent=0)  # fmt: skip
+    assert sel.indices.tolist() == [0] and sel.excerpts[0].covered == [5]
+    assert sel.reason_of(1) is Reason.BUDGET
+
+
 def test_repeats_of_one_line_give_way_to_a_line_that_says_something_else() -> None:
     # The one-line segments 0, 2, 4, 5 say the same with other numbers and match best; the
     # last matches less but says something else.

@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from sharedctx_server.fit.adaptive_sizer import SizerProfile, compute_optimal_k
 from sharedctx_server.fit.budget import Budget, SelectionOptions, auto_form, smallest_cost
+from sharedctx_server.fit.excerpt_items import ExcerptItems
 from sharedctx_server.fit.excerpts import WHOLE_SHARE, ExcerptOffer
 from sharedctx_server.fit.ranking import Ranking
 from sharedctx_server.fit.result import Fill, Reason, Selection
@@ -194,7 +195,9 @@ class _Items:
             lines = it.anchor < 0
             np.maximum.at(best_line, it.row[lines], it.score[lines])
             self.pool = np.concatenate([pool, np.ones(len(it), dtype=np.bool_)])
-            self.scores = np.concatenate([np.maximum(scores, best_line), it.score])
+            self.scores = np.concatenate(
+                [np.maximum(scores, best_line), _standing_in(it, offer.only, scores, pool)]
+            )
             self.times = np.concatenate([times, times[it.row]])
             self.costs = np.concatenate([costs, it.lower_cost])
             # Ties: whole entries, then items in the order excerpt_items ranked them.
@@ -221,6 +224,33 @@ class _Items:
             return budget.extend(row[k], picks, anchor[k])
 
         return step
+
+
+def _standing_in(
+    items: ExcerptItems, only: BoolArray, scores: FloatArray, whole: BoolArray
+) -> FloatArray:
+    """The items' scores, where the best hit of each entry that may enter only as an excerpt
+    is walked before every whole entry (rows of `whole`) that its entry outscores. The entry
+    was kept from going in whole to show its best lines, not to let whole entries it
+    outscores take the budget first; against other excerpts, its lines keep their own scores
+    (a line that matches better wins over a slightly better entry's)."""
+    out = items.score.copy()
+    hits = np.flatnonzero(items.anchor < 0)
+    below = np.sort(scores[whole])
+    if hits.size == 0 or below.size == 0:
+        return out
+    order = hits[np.lexsort((-items.score[hits], items.row[hits]))]
+    first = np.ones(order.size, dtype=np.bool_)
+    first[1:] = items.row[order[1:]] != items.row[order[:-1]]
+    best = order[first]
+    best = best[only[items.row[best]]]
+    entry = scores[items.row[best]]
+    # The best whole entry scored below this one; just above it (ties go to whole entries).
+    at = np.searchsorted(below, entry, side="left") - 1
+    beaten = at >= 0
+    floor = np.nextafter(below[np.maximum(at, 0)], np.inf)
+    out[best[beaten]] = np.maximum(out[best[beaten]], floor[beaten])
+    return out
 
 
 def _newest(pool: BoolArray, times: FloatArray, count: int, tiebreak: IntArray) -> IntArray:
