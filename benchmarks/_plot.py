@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 
 def line_plot_png(
@@ -38,3 +41,21 @@ def line_plot_png(
     fig.savefig(buffer, format="png")
     plt.close(fig)
     return buffer.getvalue()
+
+
+def write_budget_report(
+    report: Mapping[str, Any],
+    series: Mapping[str, Sequence[tuple[float, float]]],
+    *,
+    out: str,
+    plot: str | None,
+    y_label: str,
+) -> tuple[Path, Path]:
+    """A budget benchmark's report as JSON at `out` and its series against the budget as a PNG
+    at `plot` (default: next to `out`); the two paths written."""
+    json_path = Path(out)
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(report, indent=2))
+    png_path = Path(plot) if plot else json_path.with_suffix(".png")
+    png_path.write_bytes(line_plot_png(series, x_label="budget (tokens)", y_label=y_label))
+    return json_path, png_path

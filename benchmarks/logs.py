@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
-import json
 import random
 import re
 from collections import Counter
@@ -40,7 +39,7 @@ from sharedctx import AsyncClient, PutItem
 from sharedctx_server.fit.lexical import TermStats, lexical_terms
 from sharedctx_server.tokens import TokenCounter
 
-from ._plot import line_plot_png
+from ._plot import write_budget_report
 from ._procs import target_or_own_server
 from .quality import Progress
 
@@ -297,19 +296,15 @@ def main() -> None:
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     report = asyncio.run(run(args))
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2))
-    print_table(report, budgets)
-    plot = Path(args.plot) if args.plot else out.with_suffix(".png")
     series = {
         f"{mode} ({variant})": [(b, recalls[str(b)]) for b in budgets]
         for mode, variants in report["recall"].items()
         for variant, recalls in variants.items()
     }
-    plot.write_bytes(
-        line_plot_png(series, x_label="budget (tokens)", y_label="evidence-line recall")
+    out, plot = write_budget_report(
+        report, series, out=args.out, plot=args.plot, y_label="evidence-line recall"
     )
+    print_table(report, budgets)
     print(f"wrote {out} and {plot}")
 
 

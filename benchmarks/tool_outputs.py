@@ -32,7 +32,6 @@ import argparse
 import asyncio
 import importlib.metadata
 import importlib.util
-import json
 import os
 import random
 import re
@@ -53,7 +52,7 @@ from sharedctx import AsyncClient, PutItem
 from sharedctx_server.tokens import TokenCounter
 
 from . import compression_inputs as inputs
-from ._plot import line_plot_png
+from ._plot import write_budget_report
 from ._procs import target_or_own_server
 from .compression_corpus import cap_lines, have, python, run, site_packages
 from .quality import Progress
@@ -626,15 +625,13 @@ def main() -> None:
     started = time.monotonic()
     report = asyncio.run(run_benchmark(args))
     report["seconds"] = round(time.monotonic() - started, 1)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2))
-    print_table(report, budgets)
-    plot = Path(args.plot) if args.plot else out.with_suffix(".png")
     series = {
         mode: [(b, shares[str(b)]) for b in budgets] for mode, shares in report["share"].items()
     }
-    plot.write_bytes(line_plot_png(series, x_label="budget (tokens)", y_label="questions answered"))
+    out, plot = write_budget_report(
+        report, series, out=args.out, plot=args.plot, y_label="questions answered"
+    )
+    print_table(report, budgets)
     print(f"wrote {out} and {plot} in {report['seconds']:.0f} s")
 
 

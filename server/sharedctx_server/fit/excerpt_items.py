@@ -164,10 +164,7 @@ def _context(table: SegmentTable, hits: IntArray) -> tuple[IntArray, IntArray, F
         (np.flatnonzero(after), hits[after] + 1, CONTEXT_SHARE),
         (np.flatnonzero(headed), (hits - local + head)[headed], HEAD_SHARE),
     ]
-    members = np.flatnonzero(table.heads >= 0)
-    member_head = members - table.local[members] + table.heads[members]
-    order = np.argsort(member_head, kind="stable")
-    members, member_head = members[order], member_head[order]
+    members, member_head = table.blocks
     lo = np.searchsorted(member_head, hits, "left")
     hi = np.searchsorted(member_head, hits, "right")
     for i in np.flatnonzero(hi > lo).tolist():

@@ -18,6 +18,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -82,6 +83,16 @@ class SegmentTable:
 
     def __len__(self) -> int:
         return int(self.slot_of.size)
+
+    @cached_property
+    def blocks(self) -> tuple[IntArray, IntArray]:
+        """The segments that have a head, ordered by their head's flat position, and those
+        positions: what each head heads is one searchsorted away. Built once per table (a
+        table lives until the namespace's segments change), not once per Fit."""
+        members = np.flatnonzero(self.heads >= 0)
+        head_at = members - self.local[members] + self.heads[members]
+        order = np.argsort(head_at, kind="stable")
+        return members[order], head_at[order]
 
     def span(self, slot: int) -> slice:
         """The flat positions of `slot`'s segments."""

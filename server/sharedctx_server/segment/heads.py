@@ -34,7 +34,7 @@ def _opens_block(lines: Sequence[str], at: int) -> bool:
     return bool(_FOLDER.match(line)) and (at == 0 or not lines[at - 1].strip())
 
 
-def segment_heads(lines: Sequence[str], starts: Sequence[int], tokens: Sequence[int]) -> list[int]:
+def segment_heads(lines: list[str], starts: Sequence[int], tokens: Sequence[int]) -> list[int]:
     """Per segment (first lines `starts`, token counts `tokens`), the segment that heads it,
     or -1."""
     n = len(starts)
@@ -48,7 +48,7 @@ def segment_heads(lines: Sequence[str], starts: Sequence[int], tokens: Sequence[
             elif current >= 0:
                 heads[k] = current
         return heads
-    table = find_table(list(lines))
+    table = find_table(lines)
     if table is None or table.header is None:
         return heads
     header = max(k for k in range(n) if starts[k] <= table.header)
