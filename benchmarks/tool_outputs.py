@@ -7,8 +7,9 @@
 
 The outputs are produced on this machine when the benchmark runs, by the real programs: a
 failing pytest run, a Python traceback, gcc on a broken C file, `ls -lR` of the grpc package,
-`git log --stat -n 60` of this repository, `find` over the standard library, `pip list` and a
-few thousand lines of a job scheduler's log. An output whose program is missing is skipped,
+`git log --stat -n 60` of this repository, `find` over the standard library, `pip list`, the
+interpreter's build configuration as one line of JSON (as an API answers) and a few thousand
+lines of a job scheduler's log. An output whose program is missing is skipped,
 and the reason printed. Everything is stored the way an agent stores it: one namespace, each
 output a `tool_output` entry with its `tool_name`, beside four short chat messages.
 
@@ -408,6 +409,35 @@ def pip_list(tmp: Path, seed: int) -> Produced:
     ]
 
 
+# Prints Python's build configuration the way an API or a function-calling tool answers: JSON
+# on one line.
+CONFIG_JSON = "import json, sysconfig; print(json.dumps(sysconfig.get_config_vars(), default=str))"
+
+
+def python_config_json(tmp: Path, seed: int) -> Produced:
+    """This interpreter's build configuration (sysconfig) as one line of JSON."""
+    text = run([python(), "-c", CONFIG_JSON])
+    out = Output("tool/python-config", "python", "python -c '<sysconfig as JSON>'", text)
+    values = {
+        name: value
+        for name, value in sysconfig.get_config_vars().items()
+        if re.fullmatch(r"[A-Z][A-Z_]{3,}", name)
+        and isinstance(value, str)
+        and re.fullmatch(r"\S{4,60}", value)
+    }
+    if not values:
+        raise Skip("sysconfig has no variable with a short value")
+    return out, [
+        Question(
+            out.key,
+            f"what is {name} in this Python's build configuration?",
+            ((f'"{name}"', values[name]),),
+            True,
+        )  # fmt: skip
+        for name in pick(list(values), 3, seed, "config")
+    ]
+
+
 def scheduler_log(tmp: Path, seed: int) -> Produced:
     """About 3,000 lines of a job scheduler's log with one failed run."""
     script = write(tmp / "scheduler" / "scheduler.py", SCHEDULER_LOG)
@@ -444,6 +474,7 @@ BUILDERS: tuple[Callable[[Path, int], Produced], ...] = (
     git_history,
     find_stdlib,
     pip_list,
+    python_config_json,
     scheduler_log,
 )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -200,3 +201,24 @@ async def test_a_query_that_names_the_output_gets_that_outputs_line(client: Asyn
     # The name picks among lines that match; it makes no line match by itself.
     named_only = await client.fit(NS, "payments", 45, explain=True)
     assert not [s for c in named_only.explain for s in c.segments if s.relevance > 0]
+
+
+async def test_a_one_line_json_document_is_excerpted_item_by_item(client: AsyncClient) -> None:
+    # An API's answer as it comes: one line, larger than the budget.
+    jobs = [
+        {"id": f"job-{i:04d}", "status": "succeeded", "queue": "thumbnails", "attempts": 1}
+        for i in range(400)
+    ]
+    jobs[237] = {"id": "job-0237", "status": "failed", "queue": "thumbnails", "attempts": 3,
+                 "error": "disk quota exceeded on volume scratch-2"}  # fmt: skip
+    content = json.dumps({"jobs": jobs}, separators=(",", ":"))
+    await client.put(NS, "tool/jobs-api", content, kind="tool_output", tool_name="curl")
+    result = await client.fit(NS, "which job failed on disk quota?", 200, include_content=True)
+    [entry] = result.entries
+    assert entry.form == "excerpt" and result.total_tokens <= 200
+    assert '"error": "disk quota exceeded on volume scratch-2"' in entry.content
+    # The ranges are lines of the document's indented rendering, the same for every reader.
+    rendered = json.dumps(json.loads(content), indent=1, ensure_ascii=False).split("\n")
+    assert entry.total_lines == len(rendered)
+    shown = [line for line in lines_of(entry.content) if line and not line.startswith("[...")]
+    assert shown == [rendered[i - 1] for a, b in entry.line_ranges for i in range(a, b + 1)]

@@ -120,7 +120,8 @@ class FitEntry:
     event_time: datetime | None
     kind: str
     thread: str
-    # An excerpt's lines of the full form, 1-based and inclusive, and the full form's length.
+    # An excerpt's lines of the full form, 1-based and inclusive, and the full form's length
+    # (for JSON stored on one line, of its json.dumps(doc, indent=1, ensure_ascii=False)).
     line_ranges: tuple[tuple[int, int], ...] = ()
     total_lines: int = 0
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sharedctx_server.fit import Segments, marker_tokens, render_excerpt
 from sharedctx_server.fit.segments import joined_cost
-from sharedctx_server.segment import SegmentConfig, cut_segments, text_lines
+from sharedctx_server.segment import SegmentConfig, cut_segments, excerpt_lines, text_lines
 from sharedctx_server.tokens import TokenCounter
 
 TOKENS = TokenCounter("o200k_base")
@@ -112,6 +112,26 @@ def test_pretty_json_is_cut_into_items_of_its_largest_array() -> None:
     items = [p for p in parts if '"id"' in p]
     assert [p.count('"id"') for p in items] == [1, 1, 1]
     assert json.loads(items[1].strip().rstrip(","))["id"] == 1
+
+
+def test_one_line_json_is_cut_into_items_of_its_indented_rendering() -> None:
+    doc = {"total": 3, "items": [{"id": i, "name": f"item {i}", "ok": i != 1} for i in range(3)]}
+    text = json.dumps(doc, separators=(",", ":")) + "\n"
+    lines = excerpt_lines(text)
+    assert lines == json.dumps(doc, indent=1, ensure_ascii=False).split("\n")
+    segments = cut(text, "tool_output")
+    assert segments is not None and segments.total_lines == len(lines)
+    items = [
+        "\n".join(lines[a : a + n])
+        for a, n in zip(segments.starts.tolist(), segments.lines.tolist(), strict=True)
+    ]
+    assert json.loads(items[2].strip().rstrip(","))["id"] == 1
+    assert segments.tokens[2] == TOKENS.count(items[2] + "\n")
+
+
+def test_only_a_one_line_json_document_is_rendered() -> None:
+    for text in ("[]", "{} ", "[1, 2", '"a string"', "plain words", "{a}\n{b}\n"):
+        assert excerpt_lines(text) == text_lines(text)
 
 
 def test_prose_is_cut_into_paragraphs_with_headings_and_fences_kept_whole() -> None:

@@ -4,8 +4,9 @@ Segments follow the text's own structure, so an excerpt never shows half a thoug
 - logs and line-oriented tool output (`detect` says "log" or "stacktrace"): one record per
   segment, where indented lines, blank lines, traceback headers, stack frames and the
   exception line that ends a traceback belong to the record before them;
-- JSON (pretty-printed, several lines): one item of the array with the most items (else one
-  member of the shallowest object level whose members are small enough);
+- JSON: one item of the array with the most items (else one member of the shallowest object
+  level whose members are small enough). A document on one line (minified, as APIs and
+  `jq -c` print it) is cut, counted and shown in its indented rendering (`excerpt_lines`);
 - prose and everything else: paragraphs (blank-line separated; a Markdown heading starts one,
   a fenced code block stays in one piece).
 Any group longer than `max_lines` or `max_chars` is split into consecutive runs within both.
@@ -16,6 +17,7 @@ they are returned whole or not at all.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,7 +29,14 @@ from ..fit.error_signal import error_indicators
 from ..fit.segments import Segments, joined_cost
 from .heads import segment_heads
 
-__all__ = ["DEFAULT_SEGMENTS", "SegmentConfig", "Segmenter", "cut_segments", "text_lines"]
+__all__ = [
+    "DEFAULT_SEGMENTS",
+    "SegmentConfig",
+    "Segmenter",
+    "cut_segments",
+    "excerpt_lines",
+    "text_lines",
+]
 
 
 @dataclass(frozen=True)
@@ -65,6 +74,7 @@ _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _JSON_CLOSER = re.compile(r"^\s*[\]}]+,?\s*$")
 _JSON_MAX_DEPTH = 6
+_ONE_LINE_JSON = re.compile(r"^\s*[\[{].*[\]}]\s*$")
 
 
 def text_lines(text: str) -> list[str]:
@@ -74,6 +84,29 @@ def text_lines(text: str) -> list[str]:
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()
     return lines
+
+
+def excerpt_lines(text: str) -> list[str]:
+    """The lines an excerpt is cut from, counts and shows: the text's own lines, except for a
+    JSON object or array on one line (`_json_rendering`)."""
+    lines = text_lines(text)
+    return _json_rendering(lines) or lines
+
+
+def _json_rendering(lines: list[str]) -> list[str] | None:
+    """The lines of a one-line JSON document's rendering with one space of indent per level
+    (`json.dumps(doc, indent=1, ensure_ascii=False)`), so that its items can be excerpted like
+    a pretty-printed document's; None for anything else. The rendering is a function of the
+    text alone: every server, and a client that wants the rest, gets the same lines."""
+    if len(lines) != 1 or not _ONE_LINE_JSON.match(lines[0]):
+        return None
+    try:
+        doc = json.loads(lines[0])
+    except ValueError:  # RecursionError is a ValueError too
+        return None
+    if not doc:  # `{}`, `[]`: nothing to excerpt
+        return None
+    return json.dumps(doc, indent=1, ensure_ascii=False).split("\n")
 
 
 def cut_segments(
@@ -90,9 +123,13 @@ def cut_segments(
     if kind == "message" or original_tokens < config.min_tokens:
         return None
     lines = text_lines(text)
-    if len(lines) < 2:
+    rendered = _json_rendering(lines)
+    if rendered is not None:
+        lines, shape = rendered, "json"
+    elif len(lines) < 2:
         return None
-    shape = detect(text, kind, tool_name)
+    else:
+        shape = detect(text, kind, tool_name)
     if shape == "json":
         starts = _json_items(lines, config)
     elif shape in ("log", "stacktrace"):

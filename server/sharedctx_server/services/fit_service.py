@@ -34,7 +34,7 @@ from ..fit import (
     select_relevant,
     smallest_cost,
 )
-from ..segment import text_lines
+from ..segment import excerpt_lines
 from ..state.nscache import NamespaceCache
 from ..state.nsstate import EPOCH_MS, NamespaceState
 from ..state.store import Store
@@ -218,7 +218,7 @@ class FitService:
                 slack += item.tokens
                 continue
             if item.form is Form.EXCERPT:
-                text = render_excerpt(text_lines(found.content), item.line_ranges)
+                text = render_excerpt(excerpt_lines(found.content), item.line_ranges)
                 tokens = self._tokens.count(text)
                 if tokens - item.tokens > slack:
                     # The plan bounds each boundary's merge (docs/excerpts.md); an entry cut by

@@ -22,7 +22,7 @@ from ..fit.scoring import Candidates
 from ..fit.segment_index import SegmentIndex
 from ..fit.segments import Segments
 from ..model import EntryMeta, Kind, StoredEntry
-from ..segment import text_lines
+from ..segment import excerpt_lines
 from .turn_cache import TurnCache
 
 FloatArray = npt.NDArray[np.float64]
@@ -223,7 +223,7 @@ class NamespaceState:
         once in the entry and once in every segment: a line of `Linux/lines-0001-0500` is a
         Linux line, though the word is not on it."""
         segments = Segments.unpack(packed) if packed else None
-        lines = text_lines(text) if segments is not None else []
+        lines = excerpt_lines(text) if segments is not None else []
         if segments is None or segments.total_lines != len(lines):
             # Not cut, or cut by rules that no longer match the text: whole entry only.
             self.segments.remove(slot)
