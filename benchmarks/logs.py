@@ -177,12 +177,19 @@ async def evaluate(
     sums = {m: {v: dict.fromkeys(budgets, 0.0) for v in variants} for m in names}
     used = {m: {v: dict.fromkeys(budgets, 0) for v in variants} for m in names}
     by_system: dict[str, dict[str, dict[int, float]]] = {m: {} for m in names}
+    # Questions not fully answered, to read what a change won or lost.
+    missed: dict[str, dict[str, dict[int, list[str]]]] = {
+        m: {v: {b: [] for b in budgets} for v in variants} for m in names
+    }
     violations: list[dict[str, Any]] = []
     progress = Progress(len(questions) * len(variants) * len(budgets) * len(modes), "asking Fit")
     gate = asyncio.Semaphore(concurrency)
 
     def count(mode: str, variant: str, budget: int, q: Question, text: str, n: int) -> None:
         score = recall(q, text)
+        if score < 1.0:
+            query = q.query if variant == "exact" else q.paraphrase
+            missed[mode][variant][budget].append(f"{query} ({score:.2f})")
         sums[mode][variant][budget] += score
         used[mode][variant][budget] += n
         if variant == "exact":
@@ -231,6 +238,10 @@ async def evaluate(
                 for s, per in sorted(systems.items())
             }
             for m, systems in by_system.items()
+        },
+        "missed": {
+            m: {v: {str(b): sorted(missed[m][v][b]) for b in budgets} for v in variants}
+            for m in names
         },
         "budget_violations": violations,
     }

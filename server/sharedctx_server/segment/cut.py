@@ -47,8 +47,11 @@ class SegmentConfig:
     # little, and keeping no segments for them keeps the namespace cache as it was.
     min_tokens: int = 256
     max_lines: int = 40
-    # About 500 tokens: a segment must stay well inside small budgets.
-    max_chars: int = 2000
+    # About 250 tokens: a segment must stay well inside small budgets, with room for its
+    # markers and context. At 2,000 characters a 28-line paragraph of /proc/cpuinfo or a
+    # 40-line JSON item (500 tokens) never fit a 300-token Fit; logs are not affected (their
+    # records are shorter).
+    max_chars: int = 1000
 
 
 DEFAULT_SEGMENTS = SegmentConfig()
