@@ -28,7 +28,7 @@ from sharedctx_server.fit import (
 )
 from sharedctx_server.fit.excerpt_items import BLOCK_MEMBERS, REPEAT_FREE
 from sharedctx_server.fit.excerpts import Excerpt, plan_excerpt
-from sharedctx_server.fit.segment_index import line_shape
+from sharedctx_server.fit.segment_index import HEAD_TERM_SHARE, line_shape
 
 SETTINGS = settings(max_examples=120, deadline=None)
 
@@ -100,6 +100,24 @@ def test_an_entrys_name_adds_to_its_matching_lines_and_makes_none_match() -> Non
     scores = index.bm25(lexical_terms("hadoop log: started")).tolist()
     assert scores[0] == 0.0  # the name alone matches nothing
     assert scores[1] > scores[3] > 0  # the named entry's line wins over the same words elsewhere
+
+
+def test_a_heads_query_words_count_for_the_lines_under_it_at_a_share() -> None:
+    # `ps aux`: the header row heads every process row; a JSON item elsewhere also says valkey.
+    rows = ["USER PID %CPU COMMAND", "root 7 0.1 valkey-server", "root 9 0.0 sshd"]
+    heads = np.asarray([-1, 0, 0], dtype=np.int64)
+    index = SegmentIndex()
+    ps = Segments(np.ones(3, dtype=np.int64), np.ones(3, dtype=np.int64), np.zeros(3), heads)
+    index.add(0, ps, [lexical_terms(r) for r in rows])
+    index.add(1, one_line_segments(1), [lexical_terms('"name": "valkey-server"')])
+    query = lexical_terms("what is the PID of the valkey-server process?")
+    scores = index.bm25(query)
+    alone = index.bm25(lexical_terms("valkey-server"))
+    # The row gains half of what `pid` scores in the header; the item elsewhere gains nothing.
+    pid_in_header = index.bm25(lexical_terms("pid"))[0]
+    assert scores[1] == pytest.approx(alone[1] + HEAD_TERM_SHARE * pid_in_header)
+    assert scores[3] == pytest.approx(alone[3]) and scores[1] > scores[3]
+    assert scores[2] == 0.0  # a head's words make no line match by themselves
 
 
 # --- excerpt costs and text ---------------------------------------------------------------
