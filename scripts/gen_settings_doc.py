@@ -27,9 +27,11 @@ _INTRO = """\
 `SHAREDCTX_<NAME>` (the setting's name in capitals). A flag wins over the variable, and the
 variable over the default; an empty variable counts as unset. Numbers are plain decimals,
 booleans `true`/`false` (or `1`/`0`, `yes`/`no`, `on`/`off`; as flags, `--name` and
-`--no-name`), paths are relative to the working directory. A variable that does not parse
-stops the server with a message naming it. The few settings marked *env only* have no flag:
-they are internal tuning knobs, rarely worth changing.
+`--no-name`), paths are relative to the working directory. Every value is checked before
+anything starts: one that does not parse or is not allowed (a negative size, an unknown choice)
+stops the server with a message naming the flag and the variable and saying what is allowed.
+The few settings marked *env only* have no flag: they are internal tuning knobs, rarely worth
+changing.
 
 `sharedctx serve --help` lists the flags with the same defaults and meanings.
 """

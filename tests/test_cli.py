@@ -12,6 +12,7 @@ import sys
 from importlib.metadata import entry_points
 
 import pytest
+from sharedctx import cli
 from sharedctx.cli import main
 from sharedctx.target import parse_target
 from sharedctx_server.server import RunningServer
@@ -248,6 +249,17 @@ def test_a_bad_target_is_refused_with_what_to_write_instead(
         parse_target(given)
     code, _, err = run(capsys, "get", "--target", given or " ", "-n", NS, "k")
     assert code == 2 and hint in err and "Traceback" not in err
+
+
+def test_a_value_error_that_is_not_about_the_arguments_is_not_hidden(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(client: object, args: object) -> None:
+        raise ValueError("a bug")
+
+    monkeypatch.setitem(cli._CLIENT_COMMANDS, "stats", broken)
+    with pytest.raises(ValueError, match="a bug"):
+        main(["stats", "-n", NS])
 
 
 def test_no_server_at_the_target_says_what_was_tried_and_what_to_check(

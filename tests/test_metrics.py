@@ -151,10 +151,13 @@ async def test_an_unusable_metrics_address_is_a_config_error(
     async with serving(settings, token_counter, metrics_listen="127.0.0.1:0") as (running, _):
         assert running.metrics_server is not None
         taken = f"127.0.0.1:{running.metrics_server.port}"
-        for bad in (taken, "no-port"):
-            with pytest.raises(ConfigError, match="cannot serve metrics on"):
-                async with serving(settings, token_counter, metrics_listen=bad):
-                    pass
+        with pytest.raises(ConfigError, match="cannot serve metrics on"):
+            async with serving(settings, token_counter, metrics_listen=taken):
+                pass
+    # A malformed one is refused with the settings, before the server starts.
+    with pytest.raises(ConfigError, match="--metrics-listen / SHAREDCTX_METRICS_LISTEN must be"):
+        async with serving(settings, token_counter, metrics_listen="no-port"):
+            pass
 
 
 def test_metrics_listen_takes_host_and_port() -> None:

@@ -383,10 +383,11 @@ def test_a_bad_quotas_file_is_a_config_error_naming_the_entry(
 
 
 def test_bad_defaults_are_config_errors() -> None:
-    with pytest.raises(ConfigError, match="policy must be one of reject, evict_oldest"):
-        QuotaTable.from_settings(Settings(quota_policy="newest"))
-    with pytest.raises(ConfigError, match="max_bytes must be an integer >= 0"):
-        QuotaTable.from_settings(Settings(namespace_max_bytes=-5))
+    # The defaults are settings, refused as the settings are built.
+    with pytest.raises(ConfigError, match="SHAREDCTX_QUOTA_POLICY must be one of reject, evict"):
+        Settings(quota_policy="newest")
+    with pytest.raises(ConfigError, match="SHAREDCTX_NAMESPACE_MAX_BYTES must be an integer >= 0"):
+        Settings(namespace_max_bytes=-5)
     with pytest.raises(ConfigError, match="cannot read the quotas file"):
         QuotaTable.from_settings(Settings(quotas=Path("/nonexistent/quotas.json")))
 
@@ -399,6 +400,14 @@ async def test_a_bad_quotas_file_stops_the_server_from_starting(
         await start(
             replace(settings, quotas=path), tokens=token_counter, embedder=shared_embedder()
         )
+
+
+async def test_a_bad_quotas_file_stops_the_start_before_the_embedded_redis(tmp_path: Path) -> None:
+    path = write_quotas(tmp_path, {"namespaces": {"team-a/": {"policy": "lru"}}})
+    data_dir = tmp_path / "never-created"
+    with pytest.raises(ConfigError, match="team-a/"):
+        await start(Settings(quotas=path, data_dir=data_dir))
+    assert not data_dir.exists()
 
 
 def test_quota_settings_come_from_the_environment() -> None:

@@ -17,6 +17,7 @@ import pytest
 from sharedctx import AsyncClient
 from sharedctx_server.cores import cpu_limit, worker_count
 from sharedctx_server.errors import ConfigError
+from sharedctx_server.settings import Settings
 from sharedctx_server.state.embedded import free_port
 from sharedctx_server.workers import merge_expositions
 
@@ -29,9 +30,12 @@ def test_worker_count_takes_a_number_or_auto() -> None:
     assert worker_count("3") == 3
     assert worker_count("auto") == worker_count(" AUTO ") == cpu_limit()
     assert 1 <= cpu_limit() <= (os.cpu_count() or 1)
+    # Settings refuses anything else before worker_count sees it.
     for bad in ("0", "-2", "two", ""):
-        with pytest.raises(ConfigError, match="number >= 1 or 'auto'"):
-            worker_count(bad)
+        with pytest.raises(
+            ConfigError, match="SHAREDCTX_WORKERS must be a positive integer or auto"
+        ):
+            Settings(workers=bad)
 
 
 def test_merged_metrics_have_each_family_once_and_every_sample_labelled() -> None:
@@ -154,15 +158,31 @@ async def test_two_workers_share_one_port_restart_when_killed_and_stop_together(
 async def test_a_worker_that_cannot_start_stops_the_serve_with_its_reason(
     redis_url: str, clean_redis: str, tmp_path: Path
 ) -> None:
+    # Only a worker reads the TLS files.
+    absent = str(tmp_path / "absent.pem")
+    flags = ("--workers", "2", "--tls-cert", absent, "--tls-key", absent)
+    with supervisor(redis_url, *flags) as (proc, _):
+        code = await asyncio.to_thread(proc.wait, 120)
+        stderr = proc.stderr.read() if proc.stderr else ""
+    assert code == 2
+    assert "cannot read the TLS private key" in stderr
+    assert "could not start (exit code 2); its reason is above" in stderr
+    assert "Traceback" not in stderr
+
+
+async def test_a_bad_quotas_file_stops_the_supervisor_before_any_worker(
+    redis_url: str, tmp_path: Path
+) -> None:
     quotas = tmp_path / "quotas.json"
     quotas.write_text("{not json")
     with supervisor(redis_url, "--workers", "2", "--quotas", str(quotas)) as (proc, _):
         code = await asyncio.to_thread(proc.wait, 120)
         stderr = proc.stderr.read() if proc.stderr else ""
     assert code == 2
-    assert "is not valid JSON" in stderr
-    assert "could not start (exit code 2); its reason is above" in stderr
-    assert "Traceback" not in stderr
+    assert (
+        stderr.startswith("sharedctx serve: error: the quotas file") and "not valid JSON" in stderr
+    )
+    assert "worker" not in stderr and "Traceback" not in stderr
 
 
 async def test_one_worker_is_the_plain_server(redis_url: str, clean_redis: str) -> None:

@@ -22,6 +22,7 @@ import grpc
 from .client import DEFAULT_TARGET, Client
 from .errors import SharedCtxError, UnavailableError
 from .fit_table import fit_dict, format_fit_table, format_ranges
+from .target import TargetError
 from .types import FIT_CHOICES
 from .wire import KINDS
 
@@ -394,7 +395,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return int(args.run(args))
-    except ValueError as exc:  # a malformed --target (the client says what to write)
+    except TargetError as exc:  # a malformed --target (the message says what to write)
         print(f"sharedctx: {exc}", file=sys.stderr)
         return 2
     except SharedCtxError as exc:

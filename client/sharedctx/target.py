@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["DEFAULT_PORT", "parse_target"]
+__all__ = ["DEFAULT_PORT", "TargetError", "parse_target"]
 
 DEFAULT_PORT = 50051
 _PASSTHROUGH = ("unix:", "unix-abstract:", "dns:", "ipv4:", "ipv6:")
@@ -19,31 +19,35 @@ _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _HOST = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
+class TargetError(ValueError):
+    """A target that is not a server address; the message says what to write instead."""
+
+
 def parse_target(text: str) -> str:
-    """The gRPC target for `text`; ValueError naming what is wrong."""
+    """The gRPC target for `text`; TargetError naming what is wrong."""
     target = text.strip()
     if target.startswith(_PASSTHROUGH):
         return target
     scheme = _SCHEME.match(target)
     if scheme:
         if scheme.group(1).lower() != "grpc":
-            raise ValueError(
+            raise TargetError(
                 f"target {text!r}: sharedctx speaks gRPC, not {scheme.group(1)}; give HOST:PORT "
                 f"(e.g. 127.0.0.1:{DEFAULT_PORT}) or grpc://HOST:PORT"
             )
         target = target[scheme.end() :].rstrip("/")
     if not target:
-        raise ValueError(f"target {text!r}: give HOST:PORT, e.g. 127.0.0.1:{DEFAULT_PORT}")
+        raise TargetError(f"target {text!r}: give HOST:PORT, e.g. 127.0.0.1:{DEFAULT_PORT}")
     if target.startswith("["):
         host, sep, rest = target[1:].partition("]")
         if not sep or not host:
-            raise ValueError(f"target {text!r}: an IPv6 address goes in brackets: [::1]:50051")
+            raise TargetError(f"target {text!r}: an IPv6 address goes in brackets: [::1]:50051")
         return f"[{host}]:{_port(rest.removeprefix(':') if rest else '', text)}"
     if target.count(":") > 1:  # a bare IPv6 address
         return f"[{target}]:{DEFAULT_PORT}"
     host, _, port = target.partition(":")
     if not _HOST.match(host):
-        raise ValueError(f"target {text!r}: {host!r} is not a host name or address")
+        raise TargetError(f"target {text!r}: {host!r} is not a host name or address")
     return f"{host}:{_port(port, text)}"
 
 
@@ -51,5 +55,5 @@ def _port(value: str, text: str) -> int:
     if not value:
         return DEFAULT_PORT
     if not value.isdigit() or not 0 < int(value) < 65536:
-        raise ValueError(f"target {text!r}: the port must be a number from 1 to 65535")
+        raise TargetError(f"target {text!r}: the port must be a number from 1 to 65535")
     return int(value)

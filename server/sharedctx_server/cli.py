@@ -33,7 +33,9 @@ def _flag_options(setting: Setting) -> dict[str, Any]:
     elif setting.kind != "str":
         options["type"] = {"int": int, "float": float, "path": Path}[setting.kind]
     if setting.choices:
-        options["choices"] = setting.choices
+        # Shown as argparse shows choices, but checked with every other value (settings.py), so
+        # a bad flag and a bad variable get the same message naming both.
+        options["metavar"] = "{" + ",".join(setting.choices) + "}"
     return options
 
 
@@ -52,7 +54,8 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_from(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> Settings:
-    """The Settings of `serve`'s parsed flags over the environment (os.environ by default)."""
+    """The Settings of `serve`'s parsed flags over the environment (os.environ by default);
+    ConfigError (from settings.py) naming the flag and variable of a value not allowed."""
     flags = {s.name: getattr(args, s.name) for s in reference() if s.flag is not None}
     return Settings.from_env(env, **flags)
 
@@ -68,17 +71,14 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError:
         print(NOT_INSTALLED["serve"], file=sys.stderr)
         return 2
-    settings = settings_from(args)
     try:
-        configure_logging(settings.log_format, settings.log_level)
-    except ValueError as exc:  # an unknown SHAREDCTX_LOG_FORMAT or log level
-        print(f"sharedctx serve: {exc}", file=sys.stderr)
-        return 2
-    try:
-        count = worker_count(settings.workers)
+        # Every value is checked here, before anything starts (the embedded Valkey, a port).
+        settings = settings_from(args)
     except ConfigError as exc:
-        print(f"sharedctx serve: {exc}", file=sys.stderr)
+        print(f"sharedctx serve: error: {exc}", file=sys.stderr)
         return 2
+    configure_logging(settings.log_format, settings.log_level)
+    count = worker_count(settings.workers)
     if count > 1:
         # The supervisor never loads the server (the model, gRPC): only its workers do.
         running = serve_workers(settings, count)
@@ -91,8 +91,8 @@ def _serve(args: argparse.Namespace) -> int:
         running = serve(settings)
     try:
         asyncio.run(running)
-    except ConfigError as exc:
-        print(f"sharedctx serve: {exc}", file=sys.stderr)
+    except ConfigError as exc:  # what the values alone cannot tell: files, a port in use...
+        print(f"sharedctx serve: error: {exc}", file=sys.stderr)
         return 2
     return 0
 
@@ -101,7 +101,8 @@ def _compress_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", help="file to read; stdin when omitted or -")
     parser.add_argument("--kind", choices=KINDS[1:], help="the entry's kind (a hint)")
     parser.add_argument("--tool-name", help="the tool that printed it (a hint), e.g. pytest")
-    parser.add_argument("--token-encoding", default="o200k_base")
+    encodings = next(s.choices for s in reference() if s.name == "token_encoding")
+    parser.add_argument("--token-encoding", default=encodings[0], choices=encodings)
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--stats-only", action="store_true", help="only the token counts")
     parser.add_argument(

@@ -6,8 +6,6 @@ import math
 import os
 from pathlib import Path
 
-from .errors import ConfigError
-
 __all__ = ["cpu_limit", "worker_count"]
 
 
@@ -36,13 +34,8 @@ def _cgroup_quota() -> float | None:
 
 
 def worker_count(value: str) -> int:
-    """The number of workers `--workers` asks for ("auto": cpu_limit()); ConfigError if bad."""
+    """The number of workers a `--workers` value asks for ("auto": cpu_limit()); Settings has
+    checked the value already (a number >= 1 or auto)."""
     if value.strip().lower() == "auto":
         return cpu_limit()
-    try:
-        count = int(value)
-    except ValueError:
-        raise ConfigError(f"--workers takes a number >= 1 or 'auto'; got {value!r}") from None
-    if count < 1:
-        raise ConfigError(f"--workers takes a number >= 1 or 'auto'; got {count}")
-    return count
+    return int(value)

@@ -22,7 +22,7 @@ from .edge.metrics import Metrics, MetricsServer, TimedEncoder
 from .edge.observe import ObserveInterceptor
 from .edge.servicer import SharedContextServicer
 from .edge.tracing import Tracing
-from .embedding import Compute, Embedder, MicroBatcher, ModelSpec, QueryCache, check_compute
+from .embedding import Embedder, MicroBatcher, ModelSpec, QueryCache, check_compute
 from .errors import ConfigError
 from .security import tls
 from .security.auth import check_listen_is_safe
@@ -118,20 +118,13 @@ async def _watch_redis(
             await asyncio.wait_for(stopping.wait(), every)
 
 
-def _compute_mode(settings: Settings) -> Compute:
-    try:
-        return check_compute(settings.embedding_compute)
-    except ValueError as exc:
-        raise ConfigError(f"SHAREDCTX_EMBEDDING_COMPUTE: {exc}") from None
-
-
 def load_embedder(settings: Settings) -> Embedder:
     """The configured embedding model (blocking: loads the ONNX file)."""
     spec = ModelSpec(
         name=settings.embedding_model,
         path=settings.embedding_model_path,
         dim=settings.embedding_dim or None,
-        compute=_compute_mode(settings),
+        compute=check_compute(settings.embedding_compute),  # checked by Settings: a narrowing
     )
     return Embedder.load(spec, settings.cache_dir, threads=settings.embedding_threads or None)
 
@@ -143,11 +136,10 @@ async def start(
 
     `tokens` and `embedder` may be passed in to share them between servers of one process.
     """
-    # Before anything starts: an open server on a network address must be asked for explicitly.
+    # Before anything starts (each value was checked when `settings` was built): an open server
+    # on a network address must be asked for explicitly, and a bad quotas file stops the start.
     check_listen_is_safe(settings)
-    _compute_mode(settings)
-    if settings.excerpt_min_tokens < 0:
-        raise ConfigError(f"excerpt_min_tokens must be >= 0; got {settings.excerpt_min_tokens}")
+    quotas = QuotaTable.from_settings(settings)
     embedded = None
     url = settings.redis_url
     if not url:
@@ -157,7 +149,7 @@ async def start(
     try:
         if embedder is None:
             embedder = await asyncio.to_thread(load_embedder, settings)
-        return await _start_serving(settings, url, embedded, tokens, embedder)
+        return await _start_serving(settings, url, embedded, quotas, tokens, embedder)
     except BaseException:
         if embedded is not None:
             await embedded.stop()
@@ -168,11 +160,10 @@ async def _start_serving(
     settings: Settings,
     url: str,
     embedded: EmbeddedRedis | None,
+    quotas: QuotaTable,
     tokens: TokenCounter | None,
     embedder: Embedder,
 ) -> RunningServer:
-    # First, so a bad quotas file fails the start before anything here connects or runs.
-    quotas = QuotaTable.from_settings(settings)
     tokens = tokens or TokenCounter(settings.token_encoding)
     metrics = Metrics() if settings.metrics_listen else None
     store = Store(

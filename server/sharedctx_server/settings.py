@@ -7,11 +7,14 @@ from that, so a new setting gets its flag, its variable and its documentation to
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from .errors import ConfigError
 
 ENV_PREFIX = "SHAREDCTX_"
 
@@ -40,6 +43,55 @@ def default_cache_dir() -> Path:
     return Path(base) / "sharedctx"
 
 
+@dataclass(frozen=True)
+class Rule:
+    """The values a setting allows: a test, and the words its error message uses for them."""
+
+    allows: Callable[[Any], bool]
+    says: str
+
+
+POSITIVE = Rule(lambda v: v >= 1, "a positive integer")
+# NaN and infinity parse as floats, but as a number of seconds they are typos.
+POSITIVE_NUMBER = Rule(lambda v: math.isfinite(v) and v > 0, "a number > 0")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def _zero_or_more(zero_means: str = "", *, number: bool = False) -> Rule:
+    """Integers (finite numbers if `number`) >= 0; `zero_means` says what 0 does, if not plain."""
+    kind = "a number" if number else "an integer"
+    note = f" (0 = {zero_means})" if zero_means else ""
+    return Rule(lambda v: math.isfinite(v) and v >= 0, f"{kind} >= 0{note}")
+
+
+def _one_of(choices: tuple[str, ...], *, any_case: bool = False) -> Rule:
+    if any_case:
+        return Rule(lambda v: v.upper() in choices, f"one of {', '.join(choices)} (any case)")
+    return Rule(lambda v: v in choices, f"one of {', '.join(choices)}")
+
+
+def _host_port(value: str, *, host_required: bool) -> bool:
+    host, sep, port = value.rpartition(":")
+    return bool(sep) and port.isdigit() and int(port) <= 65535 and bool(host or not host_required)
+
+
+def _workers(value: str) -> bool:
+    text = value.strip()
+    return text.lower() == "auto" or (text.isdigit() and int(text) >= 1)
+
+
+# gRPC addresses: HOST:PORT (an empty host is every interface; port 0 picks a free one), or a
+# unix socket, which is always local.
+LISTEN = Rule(
+    lambda v: v.startswith(("unix:", "unix-abstract:")) or _host_port(v, host_required=False),
+    "HOST:PORT (e.g. 127.0.0.1:50051) or unix:PATH",
+)
+# gRPC's message size limits are C ints, and server.py adds 1 MiB of framing to max_batch_bytes.
+_MAX_BATCH_BYTES = 2**31 - 1 - 2**20
+# What state/redis_conn.py can connect to (redis-py's schemes, and +cluster for a cluster).
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+cluster://", "rediss+cluster://")
+
+
 def _setting(
     default: Any = MISSING,
     section: str = "",
@@ -48,12 +100,23 @@ def _setting(
     factory: Callable[[], Any] | None = None,
     shown: str | None = None,
     choices: tuple[str, ...] = (),
+    rule: Rule | None = None,
     env_only: bool = False,
 ) -> Any:
     """A dataclass field with its documentation: section, meaning, the default as shown to
-    people (when its value does not say it well), allowed values, and whether it has a flag."""
+    people (when its value does not say it well), allowed values (`choices`, or any other
+    `rule`), and whether it has a flag."""
     assert section in SECTIONS, section
-    meta = dict(section=section, meaning=meaning, shown=shown, choices=choices, env_only=env_only)
+    if rule is None and choices:
+        rule = _one_of(choices)
+    meta = dict(
+        section=section,
+        meaning=meaning,
+        shown=shown,
+        choices=choices,
+        rule=rule,
+        env_only=env_only,
+    )
     if factory is not None:
         return field(default_factory=factory, metadata=meta)
     return field(default=default, metadata=meta)
@@ -63,33 +126,49 @@ def _setting(
 class Limits:
     """Every size and count the server enforces; each one is configurable."""
 
-    max_namespace_chars: int = _setting(128, "limits", "longest namespace, in characters")
-    max_key_bytes: int = _setting(512, "limits", "longest key, in UTF-8 bytes")
+    max_namespace_chars: int = _setting(
+        128, "limits", "longest namespace, in characters", rule=POSITIVE
+    )
+    max_key_bytes: int = _setting(512, "limits", "longest key, in UTF-8 bytes", rule=POSITIVE)
     max_content_bytes: int = _setting(
         1024 * 1024,
         "limits",
         "largest content (and compressed form) of an entry, in bytes",
         shown="1048576 (1 MiB)",
+        rule=POSITIVE,
     )
     max_batch_entries: int = _setting(
-        1000, "limits", "most entries per PutMany, keys per GetMany or Touch"
+        1000, "limits", "most entries per PutMany, keys per GetMany or Touch", rule=POSITIVE
     )
     max_batch_bytes: int = _setting(
-        16 * 1024 * 1024, "limits", "most content bytes per PutMany", shown="16777216 (16 MiB)"
+        16 * 1024 * 1024,
+        "limits",
+        "most content bytes per PutMany",
+        shown="16777216 (16 MiB)",
+        rule=Rule(lambda v: 1 <= v <= _MAX_BATCH_BYTES, f"an integer from 1 to {_MAX_BATCH_BYTES}"),
     )
-    max_tags: int = _setting(64, "limits", "most tags per entry")
-    max_tag_bytes: int = _setting(256, "limits", "longest tag, in bytes")
+    max_tags: int = _setting(64, "limits", "most tags per entry", rule=_zero_or_more("no tags"))
+    max_tag_bytes: int = _setting(256, "limits", "longest tag, in bytes", rule=POSITIVE)
     max_field_bytes: int = _setting(
-        256, "limits", "longest role, agent_id, tool_name or thread, in bytes"
+        256, "limits", "longest role, agent_id, tool_name or thread, in bytes", rule=POSITIVE
     )
-    max_page_size: int = _setting(1000, "limits", "largest Keys page")
-    default_page_size: int = _setting(100, "limits", "Keys page size when a request gives none")
+    max_page_size: int = _setting(1000, "limits", "largest Keys page", rule=POSITIVE)
+    default_page_size: int = _setting(
+        100, "limits", "Keys page size when a request gives none", rule=POSITIVE
+    )
     max_ttl_seconds: int = _setting(
-        10 * 365 * 24 * 3600, "limits", "longest TTL, in seconds", shown="315360000 (10 years)"
+        10 * 365 * 24 * 3600,
+        "limits",
+        "longest TTL, in seconds",
+        shown="315360000 (10 years)",
+        rule=POSITIVE,
     )
     max_budget_tokens: int = _setting(
-        1_000_000, "limits", "largest Fit budget (RESOURCE_EXHAUSTED above)"
+        1_000_000, "limits", "largest Fit budget (RESOURCE_EXHAUSTED above)", rule=POSITIVE
     )
+
+    def __post_init__(self) -> None:
+        _validate(self)
 
 
 @dataclass(frozen=True)
@@ -100,6 +179,7 @@ class Settings:
         "127.0.0.1:50051",
         "server",
         "HOST:PORT the gRPC server listens on (beyond loopback only with auth or --insecure)",
+        rule=LISTEN,
     )
     redis_url: str | None = _setting(
         None,
@@ -107,6 +187,11 @@ class Settings:
         "redis:// or rediss:// (TLS) URL, password and TLS options in it; unset: an embedded "
         "Valkey server is started and supervised",
         shown="embedded",
+        rule=Rule(
+            lambda v: not v or v.startswith(REDIS_SCHEMES),  # empty: unset, as in from_env
+            "a redis://, rediss:// or unix:// URL (redis+cluster://, rediss+cluster:// for a "
+            "cluster)",
+        ),
     )
     redis_cluster: bool = _setting(False, "storage", "the Redis URL points at a Redis Cluster")
     data_dir: Path = _setting(
@@ -122,35 +207,50 @@ class Settings:
         shown="~/.cache/sharedctx ($XDG_CACHE_HOME/sharedctx)",
     )
     default_ttl_seconds: int = _setting(
-        0, "storage", "TTL of entries whose Put gives none, in seconds", shown="0 (never)"
+        0,
+        "storage",
+        "TTL of entries whose Put gives none, in seconds",
+        shown="0 (never)",
+        rule=_zero_or_more("never"),
     )
     token_encoding: str = _setting(
-        "o200k_base", "storage", "tiktoken encoding that counts tokens: o200k_base or cl100k_base"
+        "o200k_base",
+        "storage",
+        "tiktoken encoding that counts tokens",
+        choices=("o200k_base", "cl100k_base"),  # tokens.SUPPORTED_ENCODINGS
     )
     # Change-log stream length (approximate, MAXLEN ~): how far Watch can resume.
     change_log_max: int = _setting(
-        10_000, "storage", "changes kept per namespace (approximately): how far Watch can resume"
+        10_000,
+        "storage",
+        "changes kept per namespace (approximately): how far Watch can resume",
+        rule=POSITIVE,
     )
     # Expired index members removed per write (bounded so a write never does unbounded work).
     sweep_batch: int = _setting(
-        100, "storage", "expired index members dropped per write", env_only=True
+        100, "storage", "expired index members dropped per write", rule=POSITIVE, env_only=True
     )
     # Per-namespace quotas (see state/quotas.py): defaults for every namespace, what a full one
     # does, and a JSON file of per-prefix overrides.
     namespace_max_entries: int = _setting(
-        0, "quotas", "most entries per namespace", shown="0 (unlimited)"
+        0,
+        "quotas",
+        "most entries per namespace",
+        shown="0 (unlimited)",
+        rule=_zero_or_more("unlimited"),
     )
     namespace_max_bytes: int = _setting(
         0,
         "quotas",
         "most content bytes per namespace (full and compressed forms)",
         shown="0 (unlimited)",
+        rule=_zero_or_more("unlimited"),
     )
     quota_policy: str = _setting(
         "reject",
         "quotas",
         "what a write that would go over a quota does: fail, or evict the oldest entries",
-        choices=("reject", "evict_oldest"),
+        choices=("reject", "evict_oldest"),  # state/quotas.py's POLICIES
     )
     quotas: Path | None = _setting(
         None,
@@ -159,7 +259,10 @@ class Settings:
         shown="none",
     )
     grace_seconds: float = _setting(
-        10.0, "server", "seconds in-flight calls get to finish on SIGTERM/SIGINT"
+        10.0,
+        "server",
+        "seconds in-flight calls get to finish on SIGTERM/SIGINT",
+        rule=_zero_or_more(number=True),
     )
     # See workers.py: a Python gRPC server runs its handlers on one core.
     workers: str = _setting(
@@ -167,36 +270,49 @@ class Settings:
         "server",
         "server processes sharing the port (SO_REUSEPORT) under one supervisor; "
         "auto = the CPUs this process may use, cgroup limits included",
+        rule=Rule(_workers, "a positive integer or auto"),
     )
     health_interval_seconds: float = _setting(
-        1.0, "server", "seconds between the health service's Redis checks", env_only=True
+        1.0,
+        "server",
+        "seconds between the health service's Redis checks",
+        rule=POSITIVE_NUMBER,
+        env_only=True,
     )
     # See services/reaper.py: how soon after its TTL an entry's expiry reaches watchers.
     expiry_poll_seconds: float = _setting(
         0.25,
         "storage",
         "seconds between looks for entries due to expire (each is removed and reported then)",
+        rule=POSITIVE_NUMBER,
     )
     metrics_listen: str | None = _setting(
         None,
         "observability",
         "HOST:PORT of a Prometheus /metrics endpoint (unauthenticated: keep it private)",
         shown="off",
+        rule=Rule(
+            lambda v: not v or _host_port(v, host_required=True), "HOST:PORT (e.g. 127.0.0.1:9090)"
+        ),
     )
     # See edge/logs.py: JSON lines carry the request id.
     log_format: str = _setting(
         "text",
         "observability",
         "log lines as text, or as JSON objects (one per line)",
-        choices=("text", "json"),
+        choices=("text", "json"),  # edge/logs.py's FORMATS
     )
     log_level: str = _setting(
         "INFO",
         "observability",
-        "log level; DEBUG adds a line per RPC (method, status code, milliseconds)",
+        "log level, in any case; DEBUG adds a line per RPC (method, status code, milliseconds)",
+        choices=LOG_LEVELS,
+        rule=_one_of(LOG_LEVELS, any_case=True),
     )
-    redis_timeout_seconds: float = _setting(5.0, "storage", "Redis socket timeout, in seconds")
-    max_concurrent_rpcs: int = _setting(1000, "server", "most RPCs handled at once")
+    redis_timeout_seconds: float = _setting(
+        5.0, "storage", "Redis socket timeout, in seconds", rule=POSITIVE_NUMBER
+    )
+    max_concurrent_rpcs: int = _setting(1000, "server", "most RPCs handled at once", rule=POSITIVE)
     embedding_model: str = _setting(
         "all-MiniLM-L6-v2-int8",
         "embeddings",
@@ -209,28 +325,49 @@ class Settings:
         shown="none",
     )
     embedding_dim: int = _setting(
-        0, "embeddings", "vector size, only for a local model fastembed does not know"
+        0,
+        "embeddings",
+        "vector size, only for a local model fastembed does not know",
+        rule=_zero_or_more("the model's own"),
     )
-    embedding_threads: int = _setting(0, "embeddings", "onnxruntime threads", shown="0 (all cores)")
+    embedding_threads: int = _setting(
+        0,
+        "embeddings",
+        "onnxruntime threads",
+        shown="0 (all cores)",
+        rule=_zero_or_more("all cores"),
+    )
     embedding_compute: str = _setting(
-        "int8", "embeddings", "the default model's arithmetic: int8 (fast) or fp32"
+        "int8",
+        "embeddings",
+        "the default model's arithmetic (int8 is fast)",
+        choices=("int8", "fp32"),  # embedding/spec.py's COMPUTE_MODES
     )
-    embed_batch: int = _setting(32, "embeddings", "most texts per model run (micro-batching)")
+    embed_batch: int = _setting(
+        32, "embeddings", "most texts per model run (micro-batching)", rule=POSITIVE
+    )
     embed_wait_ms: float = _setting(
-        2.0, "embeddings", "milliseconds a model run waits for more texts"
+        2.0,
+        "embeddings",
+        "milliseconds a model run waits for more texts",
+        rule=_zero_or_more(number=True),
     )
     embed_queue: int = _setting(
         1024,
         "embeddings",
         "most texts waiting to be embedded; then RESOURCE_EXHAUSTED with a retry hint",
+        rule=POSITIVE,
     )
     embed_run_ms: float = _setting(
         50.0,
         "embeddings",
         "longest model run formed, in milliseconds of work: a Fit's query waits at most for "
         "the run in progress",
+        rule=POSITIVE_NUMBER,
     )
-    query_cache_entries: int = _setting(4096, "embeddings", "query embeddings kept for reuse")
+    query_cache_entries: int = _setting(
+        4096, "embeddings", "query embeddings kept for reuse", rule=POSITIVE
+    )
     # Excerpts (docs/excerpts.md): entries of at least excerpt_min_tokens (messages aside) are
     # cut into segments at Put, and Fit may return the part of one that answers. Off: Puts
     # cut nothing and Fit returns whole entries only.
@@ -240,10 +377,10 @@ class Settings:
         "cut large entries into segments at Put so Fit may return excerpts (docs/excerpts.md)",
     )
     excerpt_min_tokens: int = _setting(
-        256, "fit", "smallest entry (full form, in tokens) cut into segments"
+        256, "fit", "smallest entry (full form, in tokens) cut into segments", rule=_zero_or_more()
     )
     cache_max_entries: int = _setting(
-        1_000_000, "fit", "most entries Fit keeps in memory, across namespaces"
+        1_000_000, "fit", "most entries Fit keeps in memory, across namespaces", rule=POSITIVE
     )
     # Security (see sharedctx_server.security.auth and .tls). Without auth_tokens or jwt_key, every
     # caller may do everything, so `serve` only allows that on loopback unless `insecure`.
@@ -254,7 +391,10 @@ class Settings:
         shown="none",
     )
     auth_reload_seconds: float = _setting(
-        5.0, "security", "seconds between checks of the token file for changes (0 = never)"
+        5.0,
+        "security",
+        "seconds between checks of the token file for changes (0 = never)",
+        rule=_zero_or_more("never", number=True),
     )
     insecure: bool = _setting(
         False, "security", "allow serving a non-loopback address without authentication"
@@ -278,9 +418,13 @@ class Settings:
     )
     limits: Limits = field(default_factory=Limits)
 
+    def __post_init__(self) -> None:
+        _validate(self)
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
-        """Settings from SHAREDCTX_* variables, then explicit overrides (flags) on top."""
+        """Settings from SHAREDCTX_* variables, then explicit overrides (flags) on top;
+        ConfigError naming the flag and the variable of a value that is not allowed."""
         env = os.environ if env is None else env
         values: dict[str, Any] = {}
         limit_values: dict[str, Any] = {}
@@ -289,11 +433,11 @@ class Settings:
                 continue
             raw = env.get(ENV_PREFIX + f.name.upper())
             if raw is not None and raw != "":
-                values[f.name] = _parse(raw, f.type, f.name)
+                values[f.name] = _parse(raw, f)
         for f in fields(Limits):
             raw = env.get(ENV_PREFIX + f.name.upper())
             if raw is not None and raw != "":
-                limit_values[f.name] = _parse(raw, f.type, f.name)
+                limit_values[f.name] = _parse(raw, f)
         for name, value in overrides.items():
             if value is None:
                 continue
@@ -308,8 +452,26 @@ class Settings:
         return cls(**values)
 
 
-def _parse(raw: str, type_name: Any, name: str) -> Any:
-    t = str(type_name)
+def _validate(settings: Settings | Limits) -> None:
+    """ConfigError for the first field whose value its rule refuses. Run by __post_init__, so
+    every Settings (flags, environment, replace()) is checked before anything uses it."""
+    for f in fields(settings):
+        rule = f.metadata.get("rule")
+        value = getattr(settings, f.name)
+        if rule is not None and value is not None and not rule.allows(value):
+            raise ConfigError(f"{_names(f)} must be {rule.says}, got {value!r}")
+
+
+# What a value that does not parse should have been, for settings without a rule of their own.
+_TYPE_WORDS = {
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false (or 1/0, yes/no, on/off)",
+}
+
+
+def _parse(raw: str, f: Field[Any]) -> Any:
+    t = str(f.type)
     try:
         if t == "bool":
             if raw.lower() in ("1", "true", "yes", "on"):
@@ -324,8 +486,17 @@ def _parse(raw: str, type_name: Any, name: str) -> Any:
         if t in ("Path", "Path | None"):
             return Path(raw)
     except ValueError:
-        raise SystemExit(f"{ENV_PREFIX}{name.upper()}={raw!r} is not a valid {t}") from None
+        rule = f.metadata["rule"]
+        says = rule.says if rule is not None and t != "bool" else _TYPE_WORDS[t]
+        raise ConfigError(f"{_names(f)} must be {says}, got {raw!r}") from None
     return raw
+
+
+def _names(f: Field[Any]) -> str:
+    """How people set this field: "--max-tags / SHAREDCTX_MAX_TAGS" (only the variable for an
+    env-only setting)."""
+    env = ENV_PREFIX + f.name.upper()
+    return env if f.metadata["env_only"] else f"--{f.name.replace('_', '-')} / {env}"
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from .errors import ConfigError
 from .security.auth import check_listen_is_safe
 from .settings import Settings
 from .state.embedded import EmbeddedRedis, free_port
+from .state.quotas import QuotaTable
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +82,10 @@ def _worker_main(settings: Settings, index: int, ready: Any) -> None:
 
 async def serve_workers(settings: Settings, count: int) -> None:
     """Run `count` workers on settings.listen until SIGTERM/SIGINT, then stop them all."""
-    # Checked here too, so a refused setup fails once rather than in every worker.
+    # Checked here too, before the embedded Redis starts, so a refused setup or a bad quotas
+    # file fails once rather than in every worker.
     check_listen_is_safe(settings)
+    QuotaTable.from_settings(settings)
     embedded = None
     if not settings.redis_url:
         embedded = EmbeddedRedis(settings.data_dir)

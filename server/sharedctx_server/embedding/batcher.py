@@ -82,6 +82,8 @@ class MicroBatcher:
         executor: Executor | None = None,
         history: int = 64,
     ) -> None:
+        # A guard for direct callers: the server's values were checked, under their flags' and
+        # variables' names (--embed-batch / SHAREDCTX_EMBED_BATCH...), when Settings was built.
         if max_batch < 1 or max_queued < 1 or max_wait_ms < 0 or max_run_ms <= 0:
             raise ValueError(
                 "max_batch and max_queued must be >= 1, max_wait_ms >= 0 and max_run_ms > 0"

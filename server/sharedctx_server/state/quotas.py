@@ -140,15 +140,12 @@ class QuotaTable:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> QuotaTable:
-        """The defaults from settings, overridden by the --quotas file; ConfigError if bad."""
-        default = _quota(
-            {
-                MAX_ENTRIES: settings.namespace_max_entries,
-                MAX_BYTES: settings.namespace_max_bytes,
-                "policy": settings.quota_policy,
-            },
-            Quota(),
-            "the default quota (--namespace-max-entries, --namespace-max-bytes, --quota-policy)",
+        """The defaults from settings (checked by Settings), overridden by the --quotas file;
+        ConfigError if the file is bad."""
+        default = Quota(
+            settings.namespace_max_entries,
+            settings.namespace_max_bytes,
+            cast(Policy, settings.quota_policy),
         )
         if settings.quotas is None:
             return cls(default)
