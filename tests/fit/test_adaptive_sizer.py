@@ -27,7 +27,7 @@ TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=60)
 
 
 def spec_simhash(text: str) -> int:
-    """The spec's bit-by-bit loop, as an oracle for the vectorised version."""
+    """docs/adaptive-sizer.md's bit-by-bit loop, as an oracle for the vectorised version."""
     low = text.lower()
     votes = [0] * 64
     for i in range(max(1, len(low) - 3)):
@@ -61,7 +61,8 @@ def test_count_unique_simhash_clusters_near_duplicates() -> None:
 
 
 def spec_count_clusters(fingerprints: list[int], threshold: int) -> int:
-    """The spec's greedy scan: each fingerprint compared with every cluster's first so far."""
+    """docs/adaptive-sizer.md's greedy scan: each fingerprint compared with every cluster's
+    first so far."""
     reps: list[int] = []
     for fp in fingerprints:
         if not any((fp ^ rep).bit_count() <= threshold for rep in reps):
@@ -137,7 +138,7 @@ def test_profiles() -> None:
 
 
 def spec_optimal_k(items: list[str], bias: float, min_k: int, max_k: int | None) -> int:
-    """The spec's seven steps, written out, as an oracle."""
+    """docs/adaptive-sizer.md's seven steps, written out, as an oracle."""
     n = len(items)
     eff_max = max_k if max_k is not None else n
     if n <= 8:

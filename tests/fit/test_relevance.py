@@ -41,7 +41,7 @@ def relevant(turns: list[HistoryTurn], query: str, **kw: Any) -> list[str]:
     return [t.created_at for t in kept]
 
 
-# --- the spec's "behaviour worth a test" ------------------------------------------------------
+# --- the behaviour docs/relevance.md describes ------------------------------------------------
 
 
 def test_a_query_without_content_words_keeps_only_the_recent_turns() -> None:

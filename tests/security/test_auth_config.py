@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx_server.errors import ConfigError, PermissionDenied, Unauthenticated
 from sharedctx_server.security.auth import Authenticator
-from sharedctx_server.security.grants import Grant
+from sharedctx_server.security.grants import PERMISSIONS, RPC_PERMISSIONS, Grant
 from sharedctx_server.security.tokens import TokenTable
 from sharedctx_server.settings import Settings
 
@@ -139,3 +140,11 @@ def test_a_certificate_matching_entries_of_two_principals_gets_neither(tmp_path:
     table = TokenTable.load(write(tmp_path, {"tokens": [CERT, uri]}))
     with pytest.raises(Unauthenticated, match="by-uri"):
         table.lookup_cert(["uri:spiffe://example.org/agent-a", "dns:agent.example"])
+
+
+def test_every_rpc_of_the_api_has_a_permission_decided() -> None:
+    # An RPC missing from RPC_PERMISSIONS needs admin: safe, but a new read RPC would then
+    # refuse readers. This fails until someone decides who may call a new RPC.
+    methods = {m.name for m in pb.DESCRIPTOR.services_by_name["SharedContext"].methods}
+    assert set(RPC_PERMISSIONS) == methods
+    assert set(RPC_PERMISSIONS.values()) <= set(PERMISSIONS)

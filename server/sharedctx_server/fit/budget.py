@@ -21,7 +21,7 @@ IntArray = npt.NDArray[np.int64]
 
 @dataclass(frozen=True)
 class SelectionOptions:
-    """The request fields that shape selection (docs/fit.md); defaults as the spec gives."""
+    """The request fields that shape selection (docs/fit.md); defaults as docs/fit.md gives."""
 
     budget_tokens: int
     keep_recent: int = 2

@@ -23,7 +23,7 @@ class SimilarityNorm(enum.Enum):
 
     RANK = "rank"  # k / (k + rank), rank 0 for the best: reciprocal-rank fusion
     MINMAX = "minmax"  # (v - min) / (max - min); BM25: v / max
-    RAW = "raw"  # the seed's fixed mapping: (cos + 1) / 2; BM25: v / max
+    RAW = "raw"  # the seed's (docs/fit.md) fixed mapping: (cos + 1) / 2; BM25: v / max
     # rank_share · RANK + (1 - rank_share) · MINMAX. Reciprocal ranks keep the best few
     # matches well apart but flatten everything past the top dozens to nearly the same value;
     # min-max keeps how close those deeper candidates really are, which is what decides the

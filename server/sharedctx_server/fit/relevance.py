@@ -157,9 +157,9 @@ def _turn_for(
 ) -> HistoryTurn | None:
     # The turn before the first one that starts later, as the kit's forward walk finds it: on
     # chronological input that is the latest turn starting at or before the call. Plain
-    # string comparison as the spec says; the kit's localeCompare orders uniformly formatted
-    # ISO-8601 strings the same way. Starts in order (always, from Fit) allow a binary search:
-    # a linear walk per tool call is quadratic in a long history.
+    # string comparison, as docs/relevance.md says; the kit's localeCompare orders uniformly
+    # formatted ISO-8601 strings the same way. Starts in order (always, from Fit) allow a
+    # binary search: a linear walk per tool call is quadratic in a long history.
     if in_order:
         first_later = bisect.bisect_right(starts, created_at)
     else:

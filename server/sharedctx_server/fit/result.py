@@ -38,7 +38,7 @@ class Fill(enum.Enum):
     """What to do with a candidate that does not fit the remaining budget."""
 
     SKIP = "skip"  # leave it out; smaller ones after it may still go in
-    STOP = "stop"  # stop filling (the seed's behaviour)
+    STOP = "stop"  # stop filling (the seed's behaviour; docs/fit.md)
 
 
 class Reason(enum.IntEnum):

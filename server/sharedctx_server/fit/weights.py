@@ -34,7 +34,7 @@ FACTORS: tuple[str, ...] = (
 # of benchmarks/quality.py needs with margin (a fresh failing-test log above a 3-day-old chat
 # turn about a failed build; the turn still ranks above unrelated fresh output); 0.45 or
 # less loses it under the HYBRID norm, whose spread lets a top similarity match count more.
-# `headroom` is the seed's example weights, kept verbatim.
+# `headroom` is the seed's example weights, kept verbatim (the seed: docs/fit.md).
 WEIGHT_PRESETS: Mapping[str, Mapping[str, float]] = MappingProxyType(
     {
         "default": MappingProxyType(

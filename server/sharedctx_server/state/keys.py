@@ -11,8 +11,8 @@ Redis Cluster slot and its multi-key scripts stay atomic there):
                                   and f o (full) or z o (compressed)
   sc:v1:{<ns>}:idx         zset   live keys, all score 0 (lexicographic paging for Keys)
   sc:v1:{<ns>}:exp         zset   key -> expiry time in ms, for entries with a TTL
-  sc:v1:{<ns>}:sizes       hash   key -> "orig_tokens comp_tokens bytes content_hash", for exact
-                                  stats and embedding reference counts
+  sc:v1:{<ns>}:sizes       hash   key -> "orig_tokens comp_tokens bytes content_hash version",
+                                  for exact stats and embedding reference counts
   sc:v1:{<ns>}:stats       hash   entries, orig_tokens, comp_tokens, bytes
   sc:v1:{<ns>}:meta        hash   version (namespace write counter)
   sc:v1:{<ns>}:log         stream change log: op, key, v (entry version), ns (namespace version),
