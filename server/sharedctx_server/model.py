@@ -166,21 +166,50 @@ class Read:
 
 @dataclass(frozen=True)
 class KeysPage:
-    """One page of a namespace's live keys with a prefix."""
+    """One page of a namespace's live keys with a prefix, after the key `after` (the cursor
+    a page token carries; None: from the first key)."""
 
     namespace: str
     prefix: str
     page_size: int
-    page_token: str
+    after: str | None = None
 
 
 @dataclass(frozen=True)
 class NamespacesPage:
-    """One page of the namespaces with live entries and a prefix."""
+    """One page of the namespaces with live entries and a prefix, after the namespace `after`
+    (the cursor a page token carries; None: from the first namespace)."""
 
     prefix: str
     page_size: int
-    page_token: str
+    after: str | None = None
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where a Watch resumes: after change-log record `record_id`, which carried namespace
+    version `version` (what a resume token holds)."""
+
+    record_id: str
+    version: int
+
+
+@dataclass(frozen=True)
+class Following:
+    """Watch: a namespace's changes after `resume` (None: from now), TTL restarts with
+    `touches`."""
+
+    namespace: str
+    resume: ResumePoint | None
+    touches: bool
+
+
+@dataclass(frozen=True)
+class Reembedding:
+    """Reembed: embed a namespace's entries missing a vector (all of them with `force`)."""
+
+    namespace: str
+    force: bool
 
 
 @dataclass(frozen=True)

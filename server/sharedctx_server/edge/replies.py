@@ -90,6 +90,11 @@ def put_many(written: list[NewEntry], stamps: list[Stamp]) -> pb.PutManyResponse
     )
 
 
+def get(found: StoredEntry) -> pb.GetResponse:
+    """A Get's reply: the entry, with its text."""
+    return pb.GetResponse(entry=stored(found))
+
+
 def get_many(keys: tuple[str, ...], found: list[StoredEntry | None]) -> pb.GetManyResponse:
     """The entries found, in request order, and the keys that were not."""
     return pb.GetManyResponse(
@@ -119,6 +124,21 @@ def stats(totals: NamespaceStats) -> pb.StatsResponse:
         savings_percent=totals.savings_percent,
         bytes_stored=totals.bytes_stored,
     )
+
+
+def keys(found: list[str], next_token: str) -> pb.KeysResponse:
+    """One page of a namespace's keys."""
+    return pb.KeysResponse(keys=found, next_page_token=next_token)
+
+
+def delete(deleted: bool) -> pb.DeleteResponse:
+    """Whether a live entry was removed."""
+    return pb.DeleteResponse(deleted=deleted)
+
+
+def clear(deleted: int) -> pb.ClearResponse:
+    """How many live entries a Clear removed."""
+    return pb.ClearResponse(deleted=deleted)
 
 
 def namespaces(found: list[NamespaceTotals], next_token: str) -> pb.NamespacesResponse:

@@ -11,7 +11,10 @@ import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
+import numpy as np
+import numpy.typing as npt
 from sharedctx.v1 import sharedctx_pb2 as pb
 
 from ..compress import looks_binary
@@ -22,31 +25,67 @@ from ..fit import (
     Form,
     ScoringOptions,
     SelectionOptions,
+    SizerProfile,
     Strategy,
     resolve_weights,
     sizer_profile,
 )
+from ..fit.weights import WEIGHT_PRESETS
 from ..model import (
     EntryMeta,
+    Following,
     KeysPage,
     Kind,
     NamespacesPage,
     NewEntry,
     Read,
+    Reembedding,
     Removal,
     Renewal,
+    ResumePoint,
 )
 from ..services.fit_model import Filters, FitQuery
 from ..settings import Limits, Settings
+from ..state.records import decode_page_token, decode_resume_token
+
+T = TypeVar("T")
 
 _NAMESPACE_RE = re.compile(r"[A-Za-z0-9._:/-]+")
 # C0 and C1 control characters, DEL included.
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _EMBED_MODES = (pb.EMBED_UNSPECIFIED, pb.EMBED_SYNC, pb.EMBED_ASYNC)
-_STRATEGIES = {0: Strategy.SCORED, 1: Strategy.SCORED, 2: Strategy.RELEVANT, 3: Strategy.RECENT}
-_FORMS = {0: Form.COMPRESSED, 1: Form.COMPRESSED, 2: Form.FULL, 3: Form.AUTO}
-_FILLS = {0: Fill.SKIP, 1: Fill.SKIP, 2: Fill.STOP}
-_ADAPTIVE = {0: None, 1: None, 2: "conservative", 3: "moderate", 4: "aggressive"}
+# Each request enum's values, UNSPECIFIED mapped to the default the proto documents.
+_STRATEGIES: Mapping[int, Strategy] = {
+    pb.STRATEGY_UNSPECIFIED: Strategy.SCORED,
+    pb.STRATEGY_SCORED: Strategy.SCORED,
+    pb.STRATEGY_RELEVANT: Strategy.RELEVANT,
+    pb.STRATEGY_RECENT: Strategy.RECENT,
+}
+# FORM_EXCERPT is absent on purpose: it is a reply form (fit() says so before looking here).
+_FORMS: Mapping[int, Form] = {
+    pb.FORM_UNSPECIFIED: Form.COMPRESSED,
+    pb.FORM_COMPRESSED: Form.COMPRESSED,
+    pb.FORM_FULL: Form.FULL,
+    pb.FORM_AUTO: Form.AUTO,
+}
+_FILLS: Mapping[int, Fill] = {
+    pb.FILL_UNSPECIFIED: Fill.SKIP,
+    pb.FILL_SKIP: Fill.SKIP,
+    pb.FILL_STOP: Fill.STOP,
+}
+_ADAPTIVE: Mapping[int, str | None] = {
+    pb.ADAPTIVE_UNSPECIFIED: None,
+    pb.ADAPTIVE_NONE: None,
+    pb.ADAPTIVE_CONSERVATIVE: "conservative",
+    pb.ADAPTIVE_MODERATE: "moderate",
+    pb.ADAPTIVE_AGGRESSIVE: "aggressive",
+}
+# Fit's optional counts, each >= 0, with what the rule means for it.
+_FIT_COUNTS = {
+    "keep_recent": "must be >= 0 (0 = none); got {}",
+    "max_entries": "must be >= 0 (or absent for no cap); got {}",
+    "compress_threshold": "must be >= 0; got {}",
+}
 
 # --- field rules ----------------------------------------------------------------------------
 
@@ -54,7 +93,10 @@ _ADAPTIVE = {0: None, 1: None, 2: "conservative", 3: "moderate", 4: "aggressive"
 def namespace(value: str, limits: Limits) -> str:
     """A namespace is 1..max characters of [A-Za-z0-9._:/-]."""
     if not value:
-        raise InvalidArgument("namespace", "is required (1-128 characters of [A-Za-z0-9._:/-])")
+        raise InvalidArgument(
+            "namespace",
+            f"is required (1-{limits.max_namespace_chars} characters of [A-Za-z0-9._:/-])",
+        )
     if len(value) > limits.max_namespace_chars:
         raise InvalidArgument(
             "namespace",
@@ -71,7 +113,9 @@ def namespace(value: str, limits: Limits) -> str:
 def key(value: str, limits: Limits, field: str = "key") -> str:
     """A key is 1..max UTF-8 bytes without control characters."""
     if not value:
-        raise InvalidArgument(field, "is required (1-512 bytes of UTF-8, no control characters)")
+        raise InvalidArgument(
+            field, f"is required (1-{limits.max_key_bytes} bytes of UTF-8, no control characters)"
+        )
     size = _utf8_len(value, field)
     if size > limits.max_key_bytes:
         raise InvalidArgument(field, f"is {size} bytes; at most {limits.max_key_bytes} are allowed")
@@ -299,10 +343,8 @@ def keys(req: pb.KeysRequest, limits: Limits) -> KeysPage:
     ns = namespace(req.namespace, limits)
     if req.prefix:
         key(req.prefix, limits, "prefix")
-    size = req.page_size or limits.default_page_size
-    if size < 0:
-        raise InvalidArgument("page_size", f"must be >= 0 (0 = default); got {size}")
-    return KeysPage(ns, req.prefix, min(size, limits.max_page_size), req.page_token)
+    size = _page_size(req.page_size, limits)
+    return KeysPage(ns, req.prefix, size, _page_cursor(req.page_token, req.prefix, "Keys"))
 
 
 def namespaces(req: pb.NamespacesRequest, limits: Limits) -> NamespacesPage:
@@ -313,10 +355,27 @@ def namespaces(req: pb.NamespacesRequest, limits: Limits) -> NamespacesPage:
                 "prefix",
                 f"must be at most {limits.max_namespace_chars} characters of [A-Za-z0-9._:/-]",
             )
-    size = req.page_size or limits.default_page_size
+    size = _page_size(req.page_size, limits)
+    return NamespacesPage(req.prefix, size, _page_cursor(req.page_token, req.prefix, "Namespaces"))
+
+
+def _page_size(requested: int, limits: Limits) -> int:
+    size = requested or limits.default_page_size
     if size < 0:
         raise InvalidArgument("page_size", f"must be >= 0 (0 = default); got {size}")
-    return NamespacesPage(req.prefix, min(size, limits.max_page_size), req.page_token)
+    return min(size, limits.max_page_size)
+
+
+def _page_cursor(token: str, prefix: str, rpc: str) -> str | None:
+    """The position a page token carries (None: the first page). A token of a listing with
+    another prefix is refused: resuming from it would list names outside the prefix."""
+    try:
+        after = decode_page_token(token)
+    except ValueError:
+        raise InvalidArgument("page_token", f"is not a token returned by {rpc}") from None
+    if after is not None and not after.startswith(prefix):
+        raise InvalidArgument("page_token", "belongs to a listing with a different prefix")
+    return after
 
 
 def delete(req: pb.DeleteRequest, limits: Limits) -> Removal:
@@ -328,13 +387,52 @@ def delete(req: pb.DeleteRequest, limits: Limits) -> Removal:
     )
 
 
+def stats(req: pb.StatsRequest, limits: Limits) -> str:
+    """A Stats: the namespace to total."""
+    return namespace(req.namespace, limits)
+
+
+def clear(req: pb.ClearRequest, limits: Limits) -> str:
+    """A Clear: the namespace to empty."""
+    return namespace(req.namespace, limits)
+
+
+# --- streams --------------------------------------------------------------------------------
+
+
+def watch(req: pb.WatchRequest, limits: Limits) -> Following:
+    """A Watch, from the change after its resume token (or from now without one)."""
+    ns = namespace(req.namespace, limits)
+    return Following(ns, _resume_point(req.resume_token), req.include_touches)
+
+
+def _resume_point(token: str) -> ResumePoint | None:
+    if not token:
+        return None
+    try:
+        return decode_resume_token(token)
+    except ValueError:
+        raise InvalidArgument("resume_token", "is not a token returned by Watch") from None
+
+
+def reembed(req: pb.ReembedRequest, limits: Limits) -> Reembedding:
+    """A Reembed of one namespace."""
+    return Reembedding(namespace(req.namespace, limits), req.force)
+
+
 # --- Fit ------------------------------------------------------------------------------------
 
 
-def _enum(value: int, table: Mapping[int, object], name: str) -> object:
+def _enum(value: int, table: Mapping[int, T], name: str) -> T:
     if value not in table:
         raise InvalidArgument(name, f"unknown value {value}")
     return table[value]
+
+
+def _present(msg: Any, names: Sequence[str]) -> dict[str, Any]:
+    """The optional fields the caller set, by name. Absent ones are left out so that the
+    options' own defaults apply: they are defined once, in the fit package."""
+    return {name: getattr(msg, name) for name in names if msg.HasField(name)}
 
 
 def fit(req: pb.FitRequest, settings: Settings) -> FitQuery:
@@ -358,58 +456,82 @@ def fit(req: pb.FitRequest, settings: Settings) -> FitQuery:
             "FORM_EXCERPT is a reply form: ask for compressed, full or auto "
             "(excerpts come back on their own unless excerpts is false)",
         )
-    overrides = {f: getattr(req.weights, f) for f in FACTORS if req.weights.HasField(f)}
-    weights = resolve_weights(req.preset or "default", overrides)
+    weights = _weights(req)
     if strategy is Strategy.SCORED and not weights.any():
         raise InvalidArgument("weights", "every weight is 0; give at least one factor a weight > 0")
-    decay = req.recency_decay_rate if req.HasField("recency_decay_rate") else 1e-4
-    if not math.isfinite(decay) or decay < 0:
-        raise InvalidArgument("recency_decay_rate", f"must be a finite number >= 0; got {decay}")
-    min_score = req.min_score if req.HasField("min_score") else 0.0
-    if math.isnan(min_score):
-        raise InvalidArgument("min_score", "must be a number")
-    adaptive = _enum(req.adaptive, _ADAPTIVE, "adaptive")
-    selection = SelectionOptions(
-        budget_tokens=int(req.budget_tokens),
-        keep_recent=req.keep_recent if req.HasField("keep_recent") else 2,
-        fill=_enum(req.fill, _FILLS, "fill"),  # type: ignore[arg-type]
-        max_entries=req.max_entries if req.HasField("max_entries") else None,
-        adaptive=sizer_profile(str(adaptive)) if adaptive else None,
-        form=_enum(req.form, _FORMS, "form"),  # type: ignore[arg-type]
-        compress_threshold=(
-            int(req.compress_threshold) if req.HasField("compress_threshold") else None
-        ),
-        min_score=min_score,
-    )
-    scoring = ScoringOptions(
-        weights=tuple(float(w) for w in weights),
-        recency_decay_rate=decay,
-        expand_neighbours=req.expand_neighbours if req.HasField("expand_neighbours") else True,
-    )
+    scoring = _scoring(req, weights)
+    selection = _selection(req)
     return FitQuery(
         namespace=ns,
         query=req.query,
-        strategy=strategy,  # type: ignore[arg-type]
+        strategy=strategy,
         weights=weights,
         scoring=scoring,
         selection=selection,
         filters=_filters(req.filters),
         include_content=req.include_content,
         explain=req.explain,
-        excerpts=settings.excerpts and (req.excerpts if req.HasField("excerpts") else True),
+        # Absent means on (within what the server allows).
+        excerpts=settings.excerpts and (not req.HasField("excerpts") or req.excerpts),
     )
 
 
+def _weights(req: pb.FitRequest) -> npt.NDArray[np.float64]:
+    """The preset's weights with the request's overrides, each named as `weights.<factor>`."""
+    if req.preset and req.preset not in WEIGHT_PRESETS:
+        known = ", ".join(WEIGHT_PRESETS)
+        raise InvalidArgument("preset", f"unknown preset {req.preset!r}; known: {known}")
+    overrides = _present(req.weights, FACTORS)
+    for factor, weight in overrides.items():
+        if not math.isfinite(weight) or weight < 0:
+            raise InvalidArgument(
+                f"weights.{factor}", f"must be a finite number >= 0; got {weight}"
+            )
+    return resolve_weights(req.preset, overrides)
+
+
+def _scoring(req: pb.FitRequest, weights: npt.NDArray[np.float64]) -> ScoringOptions:
+    given = _present(req, ("recency_decay_rate", "expand_neighbours"))
+    decay = given.get("recency_decay_rate")
+    if decay is not None and (not math.isfinite(decay) or decay < 0):
+        raise InvalidArgument("recency_decay_rate", f"must be a finite number >= 0; got {decay}")
+    return ScoringOptions(weights=tuple(float(w) for w in weights), **given)
+
+
+def _selection(req: pb.FitRequest) -> SelectionOptions:
+    given = _present(req, ("min_score", *_FIT_COUNTS))
+    min_score = given.get("min_score")
+    if min_score is not None and math.isnan(min_score):
+        raise InvalidArgument("min_score", "must be a number")
+    for name, rule in _FIT_COUNTS.items():
+        count = given.get(name)
+        if count is not None and count < 0:
+            raise InvalidArgument(name, rule.format(count))
+    return SelectionOptions(
+        budget_tokens=int(req.budget_tokens),
+        fill=_enum(req.fill, _FILLS, "fill"),
+        adaptive=_adaptive(req.adaptive),
+        form=_enum(req.form, _FORMS, "form"),
+        **given,
+    )
+
+
+def _adaptive(value: int) -> SizerProfile | None:
+    profile = _enum(value, _ADAPTIVE, "adaptive")
+    return sizer_profile(profile) if profile else None
+
+
 def _filters(msg: pb.Filters) -> Filters:
-    for kind in (*msg.include_kinds, *msg.exclude_kinds):
-        if kind not in Kind._value2member_map_:
-            raise InvalidArgument("filters", f"unknown kind {kind}")
     return Filters(
-        include_kinds=frozenset(Kind(k) for k in msg.include_kinds),
-        exclude_kinds=frozenset(Kind(k) for k in msg.exclude_kinds),
+        include_kinds=_kinds(msg.include_kinds, "filters.include_kinds"),
+        exclude_kinds=_kinds(msg.exclude_kinds, "filters.exclude_kinds"),
         include_tags=frozenset(msg.include_tags),
         exclude_tags=frozenset(msg.exclude_tags),
         include_agent_ids=frozenset(msg.include_agent_ids),
         exclude_agent_ids=frozenset(msg.exclude_agent_ids),
         threads=frozenset(msg.threads),
     )
+
+
+def _kinds(values: Sequence[int], field: str) -> frozenset[Kind]:
+    return frozenset(_kind(k, f"{field}[{i}]") for i, k in enumerate(values))

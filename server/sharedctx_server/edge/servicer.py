@@ -61,7 +61,7 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
     ) -> pb.GetResponse:
         read = requests.get(request, self._limits)
         found = await self._store.get(read.namespace, read.keys[0], read.full)
-        return pb.GetResponse(entry=replies.stored(found))
+        return replies.get(found)
 
     @maps_errors
     async def GetMany(
@@ -77,9 +77,9 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
     ) -> pb.KeysResponse:
         page = requests.keys(request, self._limits)
         keys, token = await self._store.keys(
-            page.namespace, page.prefix, page.page_size, page.page_token
+            page.namespace, page.prefix, page.page_size, page.after
         )
-        return pb.KeysResponse(keys=keys, next_page_token=token)
+        return replies.keys(keys, token)
 
     @maps_errors
     async def Namespaces(
@@ -96,7 +96,7 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
     ) -> pb.DeleteResponse:
         removal = requests.delete(request, self._limits)
         deleted = await self._store.delete(removal.namespace, removal.key, removal.if_version)
-        return pb.DeleteResponse(deleted=deleted)
+        return replies.delete(deleted)
 
     @maps_errors
     async def Touch(
@@ -110,15 +110,15 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
     async def Stats(
         self, request: pb.StatsRequest, context: grpc.aio.ServicerContext
     ) -> pb.StatsResponse:
-        namespace = requests.namespace(request.namespace, self._limits)
+        namespace = requests.stats(request, self._limits)
         return replies.stats(await self._store.stats(namespace))
 
     @maps_errors
     async def Clear(
         self, request: pb.ClearRequest, context: grpc.aio.ServicerContext
     ) -> pb.ClearResponse:
-        namespace = requests.namespace(request.namespace, self._limits)
-        return pb.ClearResponse(deleted=await self._store.clear(namespace))
+        namespace = requests.clear(request, self._limits)
+        return replies.clear(await self._store.clear(namespace))
 
     @maps_errors
     async def Fit(
@@ -132,8 +132,8 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
     async def Watch(
         self, request: pb.WatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.ChangeEvent]:
-        namespace = requests.namespace(request.namespace, self._limits)
-        changes = self._feed.follow(namespace, request.resume_token, request.include_touches)
+        following = requests.watch(request, self._limits)
+        changes = self._feed.follow(following.namespace, following.resume, following.touches)
         async for change in changes:
             yield replies.change(change, self._feed.token(change))
 
@@ -141,6 +141,6 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
     async def Reembed(
         self, request: pb.ReembedRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.ReembedProgress]:
-        namespace = requests.namespace(request.namespace, self._limits)
-        async for step in self._embeddings.reembed(namespace, request.force):
+        reembedding = requests.reembed(request, self._limits)
+        async for step in self._embeddings.reembed(reembedding.namespace, reembedding.force):
             yield replies.reembed(step)

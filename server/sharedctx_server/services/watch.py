@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from ..errors import InvalidArgument, LogTrimmed
-from ..state.records import Change
+from ..errors import LogTrimmed
+from ..model import ResumePoint
+from ..state.records import Change, encode_resume_token
 from ..state.store import Store
 
 # How long one blocking read waits before checking whether the server is stopping.
@@ -30,23 +31,15 @@ class ChangeFeed:
     @staticmethod
     def token(change: Change) -> str:
         """The resume token for continuing after `change`."""
-        return f"{change.id}~{change.namespace_version}"
-
-    @staticmethod
-    def _parse(token: str) -> tuple[str, int]:
-        stream_id, sep, version = token.partition("~")
-        ms, dash, seq = stream_id.partition("-")
-        if not (sep and dash and ms.isdigit() and seq.isdigit() and version.isdigit()):
-            raise InvalidArgument("resume_token", "is not a token returned by Watch")
-        return stream_id, int(version)
+        return encode_resume_token(change)
 
     async def follow(
-        self, namespace: str, resume_token: str, touches: bool = False
+        self, namespace: str, resume: ResumePoint | None, touches: bool = False
     ) -> AsyncIterator[Change]:
-        """Changes after the token (or from now), until the server stops; TTL restarts
-        ("touch") only with `touches`."""
-        if resume_token:
-            after, version = self._parse(resume_token)
+        """Changes after `resume` (a decoded resume token; None: from now), until the server
+        stops; TTL restarts ("touch") only with `touches`."""
+        if resume is not None:
+            after, version = resume.record_id, resume.version
             _, first = await self._store.log.after(namespace, after, 1)
             if first and first[0].namespace_version != version + 1:
                 oldest = await self._store.log.first(namespace)

@@ -1,4 +1,5 @@
-"""Redis replies read back as domain values: entry rows, change-log records, page tokens."""
+"""Redis replies read back as domain values: entry rows, change-log records, and the tokens
+that carry a position in them to a caller and back (page tokens, resume tokens)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidArgument
-from ..model import EntryMeta, Stamp, StoredEntry
+from ..model import EntryMeta, ResumePoint, Stamp, StoredEntry
 
 __all__ = [
     "ENTRY_FIELDS",
     "Change",
     "decode_page_token",
+    "decode_resume_token",
     "encode_page_token",
+    "encode_resume_token",
     "entry_from_fields",
     "entry_from_row",
     "text",
@@ -69,7 +71,8 @@ def encode_page_token(cursor: str | None) -> str:
 
 
 def decode_page_token(token: str) -> str | None:
-    """Inverse of encode_page_token; InvalidArgument for a token we did not issue."""
+    """Inverse of encode_page_token (None for ''); ValueError for a token we did not issue.
+    A plain ValueError: the edge, which decodes tokens as it reads a request, names the field."""
     if not token:
         return None
     try:
@@ -78,7 +81,22 @@ def decode_page_token(token: str) -> str | None:
             return cursor.decode("utf-8")
     except (ValueError, binascii.Error, UnicodeError):
         pass
-    raise InvalidArgument("page_token", "is not a token returned by Keys")
+    raise ValueError("not a page token this server issued")
+
+
+def encode_resume_token(change: Change) -> str:
+    """The opaque token for resuming a Watch after `change`: its stream id and the namespace
+    version it carried (the version tells a resumed watch whether the capped log lost any)."""
+    return f"{change.id}~{change.namespace_version}"
+
+
+def decode_resume_token(token: str) -> ResumePoint:
+    """Inverse of encode_resume_token; ValueError for a token we did not issue."""
+    stream_id, sep, version = token.partition("~")
+    ms, dash, seq = stream_id.partition("-")
+    if not (sep and dash and ms.isdigit() and seq.isdigit() and version.isdigit()):
+        raise ValueError("not a resume token this server issued")
+    return ResumePoint(stream_id, int(version))
 
 
 def text(value: Any) -> str:

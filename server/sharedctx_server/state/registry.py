@@ -17,7 +17,7 @@ from typing import Any
 
 from ..model import NamespaceTotals
 from . import keys as K
-from .records import decode_page_token, encode_page_token, text
+from .records import encode_page_token, text
 
 # Namespaces a process remembers having registered (a bounded LRU: forgetting one costs a ZADD).
 _REMEMBERED = 100_000
@@ -71,14 +71,14 @@ class NamespaceRegistry:
         self,
         prefix: str,
         size: int,
-        page_token: str,
+        after: str | None,
         now_ms: int,
         readable: Callable[[str], bool] | None = None,
     ) -> tuple[list[NamespaceTotals], str]:
-        """Up to `size` namespaces with `prefix` that hold a live entry (and that `readable`
-        allows), in byte order, and the token of the next page ('' at the end)."""
+        """Up to `size` namespaces with `prefix` after the name `after` that hold a live entry
+        (and that `readable` allows), in byte order, and the token of the next page ('' at the
+        end)."""
         await self.fill()
-        after = decode_page_token(page_token)
         start = "(" + after if after is not None else "[" + prefix
         # No valid UTF-8 string contains byte 0xff: prefix + 0xff bounds every name with prefix.
         stop = b"[" + prefix.encode() + b"\xff" if prefix else "+"

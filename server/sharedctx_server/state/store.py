@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import InvalidArgument, NotFound, StoreUnavailable, VersionConflict
+from ..errors import NotFound, StoreUnavailable, VersionConflict
 from ..model import (
     NamespacesPage,
     NamespaceStats,
@@ -25,7 +25,6 @@ from .quotas import Quota, QuotaTable
 from .reaping import Reaping
 from .records import (
     ENTRY_FIELDS,
-    decode_page_token,
     encode_page_token,
     entry_from_fields,
     entry_from_row,
@@ -261,13 +260,13 @@ class Store:
         await self._redis.aclose()
 
     async def keys(
-        self, namespace: str, prefix: str, page_size: int, page_token: str
+        self, namespace: str, prefix: str, page_size: int, after: str | None = None
     ) -> tuple[list[str], str]:
-        """One page of live keys with `prefix`, and the token of the next page ('' at the end)."""
+        """One page of live keys with `prefix` (after the key `after`, which starts with it),
+        and the token of the next page ('' at the end)."""
+        # The edge refuses a page token of another prefix; this only guards the Python API.
+        assert after is None or after.startswith(prefix), "the cursor is outside the prefix"
         ns = self._ns(namespace)
-        after = decode_page_token(page_token)
-        if after is not None and not after.startswith(prefix):
-            raise InvalidArgument("page_token", "belongs to a listing with a different prefix")
         start = b"(" + after.encode() if after is not None else b"[" + prefix.encode()
         # No valid UTF-8 string contains byte 0xff, so prefix + 0xff bounds every key with prefix.
         stop = b"[" + prefix.encode() + b"\xff" if prefix else b"+"
@@ -380,13 +379,12 @@ class Store:
     ) -> tuple[list[NamespaceTotals], str]:
         """One page of the namespaces with live entries (and that `readable` allows), and the
         token of the next page ('' at the end)."""
-        after = decode_page_token(page.page_token)
-        if after is not None and not after.startswith(page.prefix):
-            raise InvalidArgument("page_token", "belongs to a listing with a different prefix")
+        # The edge refuses a page token of another prefix; this only guards the Python API.
+        assert page.after is None or page.after.startswith(page.prefix), "cursor outside prefix"
         now_ms = await self.redis_now_ms()
         async with self._errors("namespaces"):
             return await self._registry.page(
-                page.prefix, page.page_size, page.page_token, now_ms, readable
+                page.prefix, page.page_size, page.after, now_ms, readable
             )
 
     async def all_keys(self, namespace: str) -> list[str]:
