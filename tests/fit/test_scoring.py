@@ -81,8 +81,9 @@ def test_weights_override_the_preset_and_are_normalised() -> None:
     ("preset", "overrides"),
     [("nope", None), ("default", {"vibes": 1.0}), ("default", {"recency": -1.0})],
 )
-def test_bad_weights_are_invalid_arguments(preset: str, overrides: dict[str, float] | None) -> None:
-    with pytest.raises(InvalidArgument):
+def test_bad_weights_are_value_errors(preset: str, overrides: dict[str, float] | None) -> None:
+    """The edge refuses these in a request (naming the field); the engine only guards."""
+    with pytest.raises(ValueError):
         resolve_weights(preset, overrides)
 
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.errors import InvalidArgument
 from sharedctx_server.fit.adaptive_sizer import SizerProfile
 from sharedctx_server.fit.excerpts import Excerpt, ExcerptOffer
+from sharedctx_server.fit.relevance import KEEP_RECENT
 from sharedctx_server.fit.result import Fill, Form
 
 __all__ = ["Budget", "SelectionOptions", "auto_form", "smallest_cost"]
@@ -24,7 +24,7 @@ class SelectionOptions:
     """The request fields that shape selection (docs/fit.md); defaults as docs/fit.md gives."""
 
     budget_tokens: int
-    keep_recent: int = 2
+    keep_recent: int = KEEP_RECENT
     fill: Fill = Fill.SKIP
     max_entries: int | None = None
     adaptive: SizerProfile | None = None
@@ -33,16 +33,18 @@ class SelectionOptions:
     min_score: float = 0.0
 
     def __post_init__(self) -> None:
+        # Invariants for callers of the Python API: the server's edge (edge/requests.py)
+        # refuses a request breaking any of them, naming its field, before it gets here.
         if self.budget_tokens <= 0:
-            raise InvalidArgument("budget_tokens", "must be > 0")
+            raise ValueError(f"budget_tokens must be > 0, got {self.budget_tokens}")
         if self.keep_recent < 0:
-            raise InvalidArgument("keep_recent", "must be >= 0")
+            raise ValueError(f"keep_recent must be >= 0, got {self.keep_recent}")
         if self.max_entries is not None and self.max_entries < 0:
-            raise InvalidArgument("max_entries", "must be >= 0 (or absent for no cap)")
+            raise ValueError(f"max_entries must be >= 0 or None, got {self.max_entries}")
         if self.compress_threshold is not None and self.compress_threshold < 0:
-            raise InvalidArgument("compress_threshold", "must be >= 0")
+            raise ValueError(f"compress_threshold must be >= 0, got {self.compress_threshold}")
         if np.isnan(self.min_score):
-            raise InvalidArgument("min_score", "must be a number")
+            raise ValueError("min_score must be a number, got NaN")
 
     @property
     def threshold(self) -> int:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from sharedctx_server.fit.jsjson import UnserializableError, js_stringify, utf16_prefix
 
 __all__ = [
+    "KEEP_RECENT",
     "RELEVANCE_FLOOR_CURVE",
     "RELEVANCE_FLOOR_MAX",
     "RELEVANCE_FLOOR_MIN",
@@ -36,6 +37,9 @@ __all__ = [
 RELEVANCE_FLOOR_MIN = 0.125
 RELEVANCE_FLOOR_MAX = 0.43
 RELEVANCE_FLOOR_CURVE = 2
+# The newest turns kept whatever their relevance; Fit's keep_recent default (SelectionOptions)
+# is this same number, for entries as for turns.
+KEEP_RECENT = 2
 
 ARG_TEXT_LIMIT = 200  # UTF-16 code units, as JavaScript's String.prototype.slice counts
 
@@ -189,7 +193,7 @@ def turn_relevance(
     *,
     estimate_tokens: EstimateTokens,
     history_budget: float,
-    keep_recent: int = 2,
+    keep_recent: int = KEEP_RECENT,
     floor_min: float | None = None,
     floor_max: float | None = None,
     floor_curve: float | None = None,
@@ -214,7 +218,7 @@ def relevance_floor(
     turn_tokens: Sequence[float],
     turn_count: int,
     history_budget: float,
-    keep_recent: int = 2,
+    keep_recent: int = KEEP_RECENT,
     floor_min: float | None = None,
     floor_max: float | None = None,
     floor_curve: float | None = None,
@@ -241,7 +245,7 @@ def select_relevant_turns(
     *,
     estimate_tokens: EstimateTokens,
     history_budget: float,
-    keep_recent: int = 2,
+    keep_recent: int = KEEP_RECENT,
     floor_min: float | None = None,
     floor_max: float | None = None,
     floor_curve: float | None = None,

@@ -110,20 +110,23 @@ class ScoringOptions:
     neighbour_decay: float = 2 / 3
 
     def __post_init__(self) -> None:
+        # Invariants for callers of the Python API: the server's edge (edge/requests.py)
+        # checks the fields a request sets (weights, recency_decay_rate), naming each; the
+        # others are not settable over the API.
         if len(self.weights) != len(FACTORS):
-            raise InvalidArgument("weights", f"expected {len(FACTORS)} weights in FACTORS order")
+            raise ValueError(f"weights: expected {len(FACTORS)} weights in FACTORS order")
         if not np.isfinite(self.recency_decay_rate) or self.recency_decay_rate < 0:
-            raise InvalidArgument("recency_decay_rate", "must be a finite number >= 0")
+            raise ValueError("recency_decay_rate must be a finite number >= 0")
         if not self.rank_constant > 0:
-            raise InvalidArgument("rank_constant", "must be > 0")
+            raise ValueError("rank_constant must be > 0")
         if not 0 <= self.rank_share <= 1:
-            raise InvalidArgument("rank_share", "must be in [0, 1]")
+            raise ValueError("rank_share must be in [0, 1]")
         if not 0 <= self.neighbour_share <= 1:
-            raise InvalidArgument("neighbour_share", "must be in [0, 1]")
+            raise ValueError("neighbour_share must be in [0, 1]")
         if self.neighbour_reach < 1:
-            raise InvalidArgument("neighbour_reach", "must be >= 1")
+            raise ValueError("neighbour_reach must be >= 1")
         if not 0 <= self.neighbour_decay <= 1:
-            raise InvalidArgument("neighbour_decay", "must be in [0, 1]")
+            raise ValueError("neighbour_decay must be in [0, 1]")
 
 
 def needs_factor(options: ScoringOptions, name: str, explain: bool) -> bool:

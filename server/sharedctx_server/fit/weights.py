@@ -9,8 +9,6 @@ from types import MappingProxyType
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.errors import InvalidArgument
-
 __all__ = ["FACTORS", "WEIGHT_PRESETS", "resolve_weights"]
 
 # Column order of every factor matrix and weight vector in this package.
@@ -69,19 +67,19 @@ def resolve_weights(
     """The preset's weights with `overrides` applied, normalised to sum 1, in FACTORS order.
 
     A weight of 0 disables its factor. All-zero weights give an all-zero vector (every
-    candidate then scores 0 and ties are broken by recency).
+    candidate then scores 0 and ties are broken by recency). ValueError for an unknown preset
+    or factor or a weight that is not a finite number >= 0: the server's edge refuses those
+    in a request first, naming the field, so only a caller of the Python API sees it.
     """
     name = preset or "default"
     if name not in WEIGHT_PRESETS:
-        known = ", ".join(WEIGHT_PRESETS)
-        raise InvalidArgument("preset", f"unknown preset {name!r}; known: {known}")
+        raise ValueError(f"unknown preset {name!r}; known: {', '.join(WEIGHT_PRESETS)}")
     merged = dict(WEIGHT_PRESETS[name])
     for factor, weight in (overrides or {}).items():
         if factor not in merged:
-            known = ", ".join(FACTORS)
-            raise InvalidArgument("weights", f"unknown factor {factor!r}; known: {known}")
+            raise ValueError(f"unknown factor {factor!r}; known: {', '.join(FACTORS)}")
         if not math.isfinite(weight) or weight < 0:
-            raise InvalidArgument("weights", f"{factor} must be a finite number >= 0, got {weight}")
+            raise ValueError(f"weight {factor} must be a finite number >= 0, got {weight}")
         merged[factor] = float(weight)
     vector = np.array([merged[f] for f in FACTORS], dtype=np.float64)
     total = vector.sum()
