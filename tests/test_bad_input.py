@@ -172,3 +172,88 @@ async def test_bad_namespace_on_reads_is_invalid(client: AsyncClient) -> None:
     ):
         with pytest.raises(InvalidArgumentError, match="namespace"):
             await call
+
+
+async def test_required_namespace_and_key_messages_give_the_configured_limits(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    limits = Limits(max_namespace_chars=40, max_key_bytes=100)
+    async with serving(settings, token_counter, limits=limits) as (_, c):
+        with pytest.raises(InvalidArgumentError, match=r"1-40 characters") as info:
+            await c.put("", "k", "x")
+        assert info.value.field == "namespace"
+        with pytest.raises(InvalidArgumentError, match=r"1-100 bytes") as info:
+            await c.put(NS, "", "x")
+        assert info.value.field == "key"
+
+
+async def _refusal(server: RunningServer, method: str, request: Any) -> grpc.aio.AioRpcError:
+    """The error a raw stub call gets (or, for a stream, its first read)."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        call = getattr(pb_grpc.SharedContextStub(channel), method)(request, timeout=10)
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            if method in ("Watch", "Reembed"):
+                await call.read()
+            else:
+                await call
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    return info.value
+
+
+def _fit(**fields: Any) -> pb.FitRequest:
+    return pb.FitRequest(namespace=NS, query="q", budget_tokens=100, **fields)
+
+
+BAD_FITS: list[tuple[str, pb.FitRequest, str]] = [
+    ("negative weight", _fit(weights=pb.Weights(recency=-1.0)), "weights.recency"),
+    ("NaN weight", _fit(weights=pb.Weights(token_density=float("nan"))), "weights.token_density"),
+    ("unknown included kind", _fit(filters=pb.Filters(include_kinds=[1, 42])),
+     "filters.include_kinds[1]"),
+    ("unknown excluded kind", _fit(filters=pb.Filters(exclude_kinds=[7])),
+     "filters.exclude_kinds[0]"),
+    ("negative keep_recent", _fit(keep_recent=-1), "keep_recent"),
+    ("negative max_entries", _fit(max_entries=-1), "max_entries"),
+    ("negative compress_threshold", _fit(compress_threshold=-5), "compress_threshold"),
+    ("infinite decay rate", _fit(recency_decay_rate=float("inf")), "recency_decay_rate"),
+    ("NaN min_score", _fit(min_score=float("nan")), "min_score"),
+    ("unknown preset", _fit(preset="nope"), "preset"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "request_", "field"), BAD_FITS, ids=[c[0] for c in BAD_FITS])
+async def test_bad_fit_names_the_exact_field(
+    server: RunningServer, case: str, request_: pb.FitRequest, field: str
+) -> None:
+    error = await _refusal(server, "Fit", request_)
+    assert (error.details() or "").startswith(f"{field}: ")
+
+
+async def test_a_page_token_of_another_prefix_is_refused_naming_it(
+    server: RunningServer, client: AsyncClient
+) -> None:
+    await client.put_many(NS, [{"key": k, "content": "x"} for k in ("a1", "a2", "b1")])
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        stub = pb_grpc.SharedContextStub(channel)
+        page = await stub.Keys(pb.KeysRequest(namespace=NS, prefix="a", page_size=1))
+    assert page.next_page_token
+    error = await _refusal(
+        server, "Keys", pb.KeysRequest(namespace=NS, prefix="b", page_token=page.next_page_token)
+    )
+    assert (error.details() or "") == "page_token: belongs to a listing with a different prefix"
+    error = await _refusal(server, "Namespaces", pb.NamespacesRequest(page_token="%%%"))
+    assert (error.details() or "") == "page_token: is not a token returned by Namespaces"
+
+
+@pytest.mark.parametrize("token", ["not-a-token", "1-1~x", "1~1"])
+async def test_a_bad_resume_token_is_refused_naming_it(server: RunningServer, token: str) -> None:
+    error = await _refusal(server, "Watch", pb.WatchRequest(namespace=NS, resume_token=token))
+    assert (error.details() or "") == "resume_token: is not a token returned by Watch"
+
+
+@pytest.mark.parametrize("method", ["Watch", "Reembed", "Stats", "Clear"])
+async def test_streams_and_namespace_calls_check_the_namespace(
+    server: RunningServer, method: str
+) -> None:
+    request = getattr(pb, f"{method}Request")(namespace="bad ns")
+    error = await _refusal(server, method, request)
+    assert (error.details() or "").startswith("namespace: may only hold")
