@@ -20,7 +20,7 @@ import asyncio
 import json
 import statistics
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +68,7 @@ class Meter:
 async def _lateness(client: AsyncClient, namespace: str, expected: int, out: list[float]) -> None:
     async for change in client.watch(namespace):
         if change.op == "expire" and change.time is not None:
-            out.append(datetime.now(timezone.utc).timestamp() - change.time.timestamp())
+            out.append(datetime.now(UTC).timestamp() - change.time.timestamp())
             if len(out) == expected:
                 return
 

@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +153,7 @@ class LineBM25:
 async def load(client: AsyncClient, folders: Sequence[Path]) -> int:
     """Store every system's log in the namespace; returns the number of entries."""
     await client.clear(NAMESPACE)
-    start = datetime.now(timezone.utc) - timedelta(hours=1)
+    start = datetime.now(UTC) - timedelta(hours=1)
     items = [item for folder in folders for item in entries_for(folder, start)]
     progress = Progress(len(items), "storing logs")
     for item in items:

@@ -24,7 +24,7 @@ import sys
 import time
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ _SESSION = re.compile(r"session_(\d+)$")
 
 def session_time(text: str) -> datetime:
     """LoCoMo's '1:56 pm on 8 May, 2023' as a UTC datetime."""
-    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
 
 
 def turn_items(sample: dict[str, Any]) -> list[PutItem]:
@@ -193,7 +193,7 @@ async def agent_scenario(client: AsyncClient) -> dict[str, Any]:
     """A fresh error log must beat an old chat turn that shares the query's words."""
     ns = "bench/agent-task"
     await client.clear(ns)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     old = now - timedelta(days=3)
     await client.put_many(
         ns,

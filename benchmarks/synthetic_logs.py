@@ -32,7 +32,7 @@ import random
 import re
 import string
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -206,7 +206,7 @@ Header = Callable[[Meta, datetime, State, random.Random], str]
 
 def epoch(t: datetime) -> int:
     """Seconds since 1970 of `t`, a UTC time (not the machine's time zone)."""
-    return int(t.replace(tzinfo=timezone.utc).timestamp())
+    return int(t.replace(tzinfo=UTC).timestamp())
 
 
 def android_header(meta: Meta, t: datetime, state: State, rng: random.Random) -> str:

@@ -45,7 +45,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -597,7 +597,7 @@ async def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         outputs, questions, skipped = collect(tmp, args.seed)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    items = items_for(outputs, datetime.now(timezone.utc) - timedelta(hours=1))
+    items = items_for(outputs, datetime.now(UTC) - timedelta(hours=1))
     async with AsyncExitStack() as stack:
         target = await target_or_own_server(stack, args.target)
         client = await stack.enter_async_context(AsyncClient(target, timeout=300))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sharedctx import AsyncClient, InvalidArgumentError, PutItem
@@ -17,7 +17,7 @@ from .support.tool_outputs import FAILING_LINE, git_log, pip_log, pytest_log, se
 
 NS = "team-a/excerpts"
 QUERY = "why did the resize-images job fail?"
-NOW = datetime.now(timezone.utc)
+NOW = datetime.now(UTC)
 
 
 async def put_task_outputs(client: AsyncClient) -> None:

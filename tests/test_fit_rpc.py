@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import grpc
@@ -27,7 +27,7 @@ from .support.redis_monitor import client_commands
 from .support.servers import serving, wait_until
 
 NS = "team-a/fit"
-T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 
 DOCS = {
     "weather": "The weather in Paris is sunny and warm today.",
@@ -235,7 +235,7 @@ async def test_a_namespace_without_eligible_turns_gives_an_empty_fit(
 
 async def test_preset_and_weight_overrides_change_the_ranking(client: AsyncClient) -> None:
     await client.put(NS, "old-error", "Traceback: ValueError: bad config", event_time=T0)
-    await client.put(NS, "fresh-note", "notes about lunch", event_time=datetime.now(timezone.utc))
+    await client.put(NS, "fresh-note", "notes about lunch", event_time=datetime.now(UTC))
     only_errors = await client.fit(
         NS, "lunch", 10, keep_recent=0, max_entries=1,
         weights={"error_indicator": 1.0, "semantic_similarity": 0, "lexical_relevance": 0,
@@ -254,7 +254,7 @@ async def test_defaults_put_a_fresh_error_log_above_old_chat_that_shares_its_wor
     """Agent-style data (fit.md): within a task, the fresh failure output is what the next
     call needs, not a days-old chat turn that happens to use the query's words; the old turn
     still beats fresh output that has nothing to do with the query."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     old = now - timedelta(days=2)
     await client.put_many(
         NS,

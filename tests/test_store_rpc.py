@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 import redis
@@ -24,7 +24,7 @@ NS = "team-a/session-42"
 
 
 async def test_put_then_get_returns_content_and_all_metadata(client: AsyncClient) -> None:
-    when = datetime(2024, 5, 1, 12, 30, tzinfo=timezone.utc)
+    when = datetime(2024, 5, 1, 12, 30, tzinfo=UTC)
     written = await client.put(
         NS,
         "tool/grep#7",

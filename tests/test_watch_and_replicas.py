@@ -8,7 +8,7 @@ import random
 import subprocess
 import sys
 from collections.abc import AsyncIterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -169,7 +169,7 @@ async def test_turn_strategies_kept_up_to_date_under_concurrent_writes_match_a_f
     regrouping them; afterwards its answers must equal those of a server that groups the
     final entries from scratch."""
     ns = "team-a/turns-under-load"
-    base = datetime(2025, 5, 1, 12, 0, tzinfo=timezone.utc)
+    base = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
     rng = random.Random(11)
 
     short_lived: set[str] = set()

@@ -5,7 +5,7 @@ types.py. calls.py uses them; errors.py reads the status details of failed calls
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -63,7 +63,7 @@ def _enum_value(enum: Any, prefix: str, name: str) -> Any:
 def _time(ts: Timestamp, present: bool = True) -> datetime | None:
     if not present:
         return None
-    return ts.ToDatetime(tzinfo=timezone.utc)
+    return ts.ToDatetime(tzinfo=UTC)
 
 
 def to_timestamp(value: datetime | float | int) -> Timestamp:
@@ -71,7 +71,7 @@ def to_timestamp(value: datetime | float | int) -> Timestamp:
     ts = Timestamp()
     if isinstance(value, datetime):
         if value.tzinfo is None:
-            value = value.replace(tzinfo=timezone.utc)
+            value = value.replace(tzinfo=UTC)
         ts.FromDatetime(value)
     else:
         ts.FromNanoseconds(int(value * 1e9))

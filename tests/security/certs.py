@@ -40,7 +40,7 @@ class CertificateAuthority:
         self.folder = folder
         self.name = name
         self._key = ec.generate_private_key(ec.SECP256R1())
-        now = dt.datetime.now(dt.timezone.utc)
+        now = dt.datetime.now(dt.UTC)
         self._cert = (
             x509.CertificateBuilder()
             .subject_name(_name(name))
@@ -59,7 +59,7 @@ class CertificateAuthority:
     def issue(self, common_name: str, server: bool) -> Issued:
         """A leaf certificate; server ones are valid for 127.0.0.1 and localhost."""
         key = ec.generate_private_key(ec.SECP256R1())
-        now = dt.datetime.now(dt.timezone.utc)
+        now = dt.datetime.now(dt.UTC)
         usage = ExtendedKeyUsageOID.SERVER_AUTH if server else ExtendedKeyUsageOID.CLIENT_AUTH
         builder = (
             x509.CertificateBuilder()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from langgraph.store.base import (
     Item,
@@ -26,7 +26,7 @@ UNINDEXED_TAG = "langgraph:unindexed"
 KIND = "note"
 _GET_CHUNK = 500  # keys per GetMany (the server takes up to 1000)
 _PUT_CHUNK = 500  # entries per PutMany
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)

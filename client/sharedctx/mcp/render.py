@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..fit_table import format_ranges
 from ..types import FitEntry, FitResult
@@ -12,7 +12,7 @@ def iso(when: datetime | None) -> str | None:
     """A time as ISO 8601 in UTC ("2026-05-01T10:00:00Z"), None when unknown."""
     if when is None:
         return None
-    return when.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    return when.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def heading(entry: FitEntry) -> str:

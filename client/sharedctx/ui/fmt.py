@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 __all__ = ["FILTERS", "duration", "number", "percent", "share", "when"]
@@ -45,7 +45,7 @@ def duration(seconds: float) -> str:
 
 def now() -> datetime:
     """The current time in UTC."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def when(value: datetime | None) -> str:
@@ -60,7 +60,7 @@ def iso(value: datetime | None) -> str:
     """UTC ISO-8601 to the second, for tooltips."""
     if value is None:
         return ""
-    return value.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def ttl_left(expires_at: datetime | None) -> str:

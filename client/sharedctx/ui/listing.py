@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from ..client import AsyncClient
@@ -19,8 +19,8 @@ from ..types import Entry
 
 __all__ = ["COLUMNS", "Listing", "load"]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_NEVER = datetime(9999, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_NEVER = datetime(9999, 1, 1, tzinfo=UTC)
 _CHUNK = 200
 _KEYS_PAGE = 1000
 

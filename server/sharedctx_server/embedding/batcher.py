@@ -267,7 +267,7 @@ class MicroBatcher:
                     self._wakeup.clear()
                     try:
                         await asyncio.wait_for(self._wakeup.wait(), remaining)
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         break
                 taken = self._take(batch, size, limit, queries_only)
                 if taken == size:

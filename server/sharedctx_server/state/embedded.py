@@ -127,7 +127,7 @@ class EmbeddedRedis:
                 # -LOADING means it is still replaying the append-only file.
                 if reply.startswith(b"+PONG"):
                     return
-            except (OSError, asyncio.TimeoutError):
+            except (TimeoutError, OSError):
                 pass
             await asyncio.sleep(0.05)
         raise RuntimeError(f"embedded Valkey did not become ready in {timeout:.0f}s")
