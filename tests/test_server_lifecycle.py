@@ -206,6 +206,7 @@ async def test_a_taken_port_is_a_clear_start_error(
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
+        tasks_before = asyncio.all_tasks()
         with pytest.raises(
             ConfigError, match=f"cannot listen on 127.0.0.1:{port}: the port is in use"
         ):
@@ -214,3 +215,5 @@ async def test_a_taken_port_is_a_clear_start_error(
                 tokens=token_counter,
                 embedder=shared_embedder(),
             )
+    # What the failed start opened is closed again: no embedding batcher or other task left.
+    assert asyncio.all_tasks() <= tasks_before

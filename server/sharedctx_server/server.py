@@ -156,6 +156,19 @@ async def start(
         raise
 
 
+@dataclass
+class _Core:
+    """What a server runs on before any network: the store and the services over it."""
+
+    store: Store
+    batcher: MicroBatcher
+    embeddings: EntryEmbeddings
+    cache: NamespaceCache
+    fits: FitService
+    deriver: EntryDeriver
+    metrics: Metrics | None
+
+
 async def _start_serving(
     settings: Settings,
     url: str,
@@ -164,6 +177,64 @@ async def _start_serving(
     tokens: TokenCounter | None,
     embedder: Embedder,
 ) -> RunningServer:
+    # Read first: bad TLS files stop the start before anything is opened.
+    credentials = tls.server_credentials(settings)
+    async with contextlib.AsyncExitStack() as opened:
+        # Until the server runs, a failure (a taken port) closes what was opened so far.
+        core = await _open_core(settings, url, quotas, tokens, embedder, opened)
+        stopping = asyncio.Event()
+        tracing = Tracing.from_env(os.environ)
+        if tracing is not None:
+            opened.callback(tracing.shutdown)
+        server, health_servicer = await _grpc_server(settings, core, tracing, stopping)
+        port = _bind(server, settings, credentials)
+        log.info("gRPC port security: %s", tls.describe(settings))
+        await server.start()
+        opened.pop_all()  # from here on, RunningServer.stop closes them
+    running = RunningServer(
+        server,
+        port,
+        core.store,
+        health_servicer,
+        embedded,
+        batcher=core.batcher,
+        embeddings=core.embeddings,
+        cache=core.cache,
+        metrics=core.metrics,
+        tracing=tracing,
+        stopping=stopping,
+    )
+    if settings.metrics_listen:
+        assert core.metrics is not None
+        try:
+            running.metrics_server = MetricsServer.start(
+                settings.metrics_listen, core.metrics.registry
+            )
+        except BaseException:
+            await running.stop(0)
+            raise
+    running.tasks.append(
+        asyncio.create_task(
+            _watch_redis(
+                core.store, health_servicer, settings.health_interval_seconds, running.stopping
+            )
+        )
+    )
+    reaper = ExpiryReaper(core.store, settings.expiry_poll_seconds, running.stopping)
+    running.tasks.append(asyncio.create_task(reaper.run()))
+    log.info("sharedctx serving on %s (port %d)", settings.listen, port)
+    return running
+
+
+async def _open_core(
+    settings: Settings,
+    url: str,
+    quotas: QuotaTable,
+    tokens: TokenCounter | None,
+    embedder: Embedder,
+    opened: contextlib.AsyncExitStack,
+) -> _Core:
+    """The store and the services over it, each registered on `opened` to be closed."""
     tokens = tokens or TokenCounter(settings.token_encoding)
     metrics = Metrics() if settings.metrics_listen else None
     store = Store(
@@ -174,12 +245,12 @@ async def _start_serving(
         quotas=quotas,
         reads=reads_connection(url, settings),
     )
+    opened.push_async_callback(store.aclose)
     segmenter = (
         Segmenter(tokens.count, SegmentConfig(min_tokens=settings.excerpt_min_tokens))
         if settings.excerpts
         else None
     )
-    deriver = EntryDeriver(tokens, segmenter)
     batcher = MicroBatcher(
         TimedEncoder(embedder, metrics) if metrics is not None else embedder,
         max_batch=settings.embed_batch,
@@ -188,7 +259,9 @@ async def _start_serving(
         max_run_ms=settings.embed_run_ms,
     )
     batcher.start()
+    opened.push_async_callback(batcher.aclose)
     embeddings = EntryEmbeddings(store, batcher)
+    opened.push_async_callback(embeddings.aclose)
     cache = NamespaceCache(
         store,
         embedder.dim,
@@ -204,14 +277,17 @@ async def _start_serving(
         tokens,
         on_turn_index=metrics.turn_index if metrics is not None else None,
     )
-    stopping = asyncio.Event()
     if metrics is not None:
         metrics.watch_components(cache, queries, batcher)
-    tracing = Tracing.from_env(os.environ)
+    return _Core(store, batcher, embeddings, cache, fits, EntryDeriver(tokens, segmenter), metrics)
 
+
+async def _grpc_server(
+    settings: Settings, core: _Core, tracing: Tracing | None, stopping: asyncio.Event
+) -> tuple[grpc.aio.Server, health.aio.HealthServicer]:
+    """The gRPC server with every service registered through the layers (not yet bound)."""
     # Outermost: request ids, metrics and spans cover calls the others refuse, too.
-    layers = [ObserveInterceptor(metrics, tracing), *server_layers(settings)]
-    credentials = tls.server_credentials(settings)
+    layers = [ObserveInterceptor(core.metrics, tracing), *server_layers(settings)]
     server = grpc.aio.server(
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
         options=[
@@ -225,11 +301,11 @@ async def _start_serving(
         ],
     )
     servicer = SharedContextServicer(
-        store,
-        WritePath(deriver, embeddings, store),
-        embeddings,
-        fits,
-        ChangeFeed(store, stopping),
+        core.store,
+        WritePath(core.deriver, core.embeddings, core.store),
+        core.embeddings,
+        core.fits,
+        ChangeFeed(core.store, stopping),
         settings,
     )
     # Every service registers through the layers, wrapped once per method.
@@ -246,8 +322,13 @@ async def _start_serving(
         ),
         registration,
     )
+    return server, health_servicer
+
+
+def _bind(server: grpc.aio.Server, settings: Settings, credentials: Any) -> int:
+    """The port `server` listens on (settings.listen); ConfigError when it cannot."""
     try:
-        port = (
+        port: int = (
             server.add_secure_port(settings.listen, credentials)
             if credentials is not None
             else server.add_insecure_port(settings.listen)
@@ -259,37 +340,7 @@ async def _start_serving(
             f"cannot listen on {settings.listen}: the port is in use or the address is not "
             "on this machine"
         )
-    log.info("gRPC port security: %s", tls.describe(settings))
-    await server.start()
-    running = RunningServer(
-        server,
-        port,
-        store,
-        health_servicer,
-        embedded,
-        batcher=batcher,
-        embeddings=embeddings,
-        cache=cache,
-        metrics=metrics,
-        tracing=tracing,
-        stopping=stopping,
-    )
-    if settings.metrics_listen:
-        assert metrics is not None
-        try:
-            running.metrics_server = MetricsServer.start(settings.metrics_listen, metrics.registry)
-        except BaseException:
-            await running.stop(0)
-            raise
-    running.tasks.append(
-        asyncio.create_task(
-            _watch_redis(store, health_servicer, settings.health_interval_seconds, running.stopping)
-        )
-    )
-    reaper = ExpiryReaper(store, settings.expiry_poll_seconds, running.stopping)
-    running.tasks.append(asyncio.create_task(reaper.run()))
-    log.info("sharedctx serving on %s (port %d)", settings.listen, port)
-    return running
+    return port
 
 
 async def serve(settings: Settings) -> None:
