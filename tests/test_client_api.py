@@ -1,10 +1,12 @@
 """Client and AsyncClient offer the same calls with the same signatures (only async-ness
-differs), and both retry exactly the idempotent calls; Fit's named options are the proto's;
+differs), and both retry exactly the idempotent calls; put's options are PutItem's fields and
+Fit's are FitRequest's, each documented; Fit's named options are the proto's;
 LoopClients keeps one AsyncClient per event loop and closes those of closed loops."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 from collections.abc import Callable
 from typing import Any, cast
@@ -13,7 +15,7 @@ import grpc
 import pytest
 from sharedctx import AsyncClient, Client, UnavailableError, calls, wire
 from sharedctx.loop_clients import LoopClients
-from sharedctx.types import FIT_CHOICES
+from sharedctx.types import FIT_CHOICES, PutItem
 from sharedctx.v1 import sharedctx_pb2 as pb
 
 CALLS = {
@@ -63,6 +65,73 @@ def test_reads_and_unconditional_deletes_are_idempotent_writes_are_not() -> None
     assert not calls.put(ns, "k", "v").idempotent
     assert not calls.put_many(ns, [{"key": "k", "content": "v"}]).idempotent
     assert not calls.clear(ns).idempotent
+
+
+def keyword_options(define: Callable[..., Any]) -> list[inspect.Parameter]:
+    """A call definition's keyword-only parameters but `timeout`: its options."""
+    params = inspect.signature(define).parameters.values()
+    return [p for p in params if p.kind is p.KEYWORD_ONLY and p.name != "timeout"]
+
+
+def test_put_takes_exactly_the_fields_of_put_item() -> None:
+    # put's options are written out for help() and type checkers; PutItem (put_many's entries)
+    # is the definition they must match, by name, order, default and annotation.
+    item_fields = [f for f in dataclasses.fields(PutItem) if f.name not in ("key", "content")]
+    assert [(p.name, p.default, p.annotation) for p in keyword_options(calls.put)] == [
+        (
+            f.name,
+            f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default,
+            f.type,
+        )
+        for f in item_fields
+    ]
+    # Each option reaches the request: a non-default value sets its field.
+    samples: dict[str, Any] = {
+        "ttl_seconds": 5, "compressed": "c", "kind": "note", "role": "user", "agent_id": "a",
+        "tool_name": "t", "tags": ("x",), "importance": 0.5, "event_time": 1.5, "thread": "th",
+        "if_version": 0, "embed": "async",
+    }  # fmt: skip
+    assert set(samples) == {f.name for f in item_fields}
+    for name, value in samples.items():
+        request = calls.put("ns", "k", "v", **{name: value}).request
+        assert {f.name for f, _ in request.ListFields()} == {"namespace", "key", "content", name}
+
+
+def test_fit_takes_exactly_the_options_of_fit_request() -> None:
+    # Every FitRequest field after namespace, query and budget_tokens is an option of the same
+    # name, in the proto's order, and a non-default value of it sets that field.
+    fields = [f.name for f in pb.FitRequest.DESCRIPTOR.fields]
+    assert fields[:3] == ["namespace", "query", "budget_tokens"]
+    assert [p.name for p in keyword_options(calls.fit)] == fields[3:]
+    samples: dict[str, Any] = {
+        "strategy": "recent", "preset": "headroom", "weights": {"recency": 0.0},
+        "recency_decay_rate": 0.001, "keep_recent": 0, "max_entries": 3, "adaptive": "moderate",
+        "form": "auto", "compress_threshold": 10, "fill": "stop", "filters": {"threads": ["t"]},
+        "min_score": 0.25, "include_content": True, "explain": True, "expand_neighbours": False,
+        "excerpts": False,
+    }  # fmt: skip
+    assert list(samples) == fields[3:]
+    for name, value in samples.items():
+        request = calls.fit("ns", "q", 10, **{name: value}).request
+        assert {f.name for f, _ in request.ListFields()} == {*fields[:3], name}
+    # Left alone, an option is left out, so the server applies its own default.
+    assert {f.name for f, _ in calls.fit("ns", "q", 10).request.ListFields()} == set(fields[:3])
+
+
+def test_put_and_fit_document_every_option() -> None:
+    for define in (calls.put, calls.fit):
+        doc = inspect.getdoc(define) or ""
+        documented = {line.split(":")[0] for line in doc.splitlines() if ": " in line}
+        assert {p.name for p in keyword_options(define)} | {"timeout"} <= documented
+
+
+def test_fit_refuses_unknown_names_before_sending() -> None:
+    with pytest.raises(ValueError, match="unknown factor 'recent'"):
+        calls.fit("ns", "q", 10, weights={"recent": 1.0})
+    with pytest.raises(ValueError, match="unknown strategy 'best'"):
+        calls.fit("ns", "q", 10, strategy="best")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown kind 'notes'"):
+        calls.fit("ns", "q", 10, filters={"include_kinds": ["notes"]})
 
 
 class Down(grpc.RpcError):

@@ -105,7 +105,7 @@ async def test_a_full_form_request_gets_the_whole_log_when_it_fits(client: Async
 
 async def test_asking_for_the_excerpt_form_is_refused_with_a_hint(client: AsyncClient) -> None:
     with pytest.raises(InvalidArgumentError, match="reply form"):
-        await client.fit(NS, QUERY, 1000, form="excerpt")
+        await client.fit(NS, QUERY, 1000, form="excerpt")  # type: ignore[arg-type]
 
 
 async def test_turn_strategies_excerpt_an_oversized_tool_output_instead_of_dropping_it(

@@ -188,7 +188,7 @@ async def test_turn_strategies_kept_up_to_date_under_concurrent_writes_match_a_f
                 (short_lived.add if op > 0.95 else short_lived.discard)(key)
                 await kept.put(
                     ns, key, f"writer {w} note {i} about deploy {rng.choice(['a', 'b'])}",
-                    kind="message" if role else "tool_output", role=role or None,
+                    kind="message" if role else "tool_output", role=role,
                     event_time=base + timedelta(minutes=minute, seconds=w),
                     ttl_seconds=1 if op > 0.95 else 0,
                 )  # fmt: skip

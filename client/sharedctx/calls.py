@@ -8,7 +8,7 @@ definition's signature, defaults and docstring are the method's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -16,7 +16,19 @@ from typing import Any, Generic, TypeVar
 from google.protobuf.message import Message
 
 from . import wire
-from .types import Change, Entry, FitResult, NamespaceInfo, PutItem, ReembedProgress, Stats
+from .types import (
+    AdaptiveName,
+    Change,
+    Entry,
+    FillName,
+    FitResult,
+    FormName,
+    NamespaceInfo,
+    PutItem,
+    ReembedProgress,
+    Stats,
+    StrategyName,
+)
 from .v1 import sharedctx_pb2 as pb
 
 R = TypeVar("R")
@@ -45,10 +57,57 @@ class Stream(Generic[R]):
 
 
 def put(
-    namespace: str, key: str, content: str, *, timeout: float | None = None, **fields: Any
+    namespace: str,
+    key: str,
+    content: str,
+    *,
+    ttl_seconds: int = 0,
+    compressed: str | None = None,
+    kind: str | None = None,
+    role: str = "",
+    agent_id: str = "",
+    tool_name: str = "",
+    tags: tuple[str, ...] = (),
+    importance: float | None = None,
+    event_time: datetime | float | None = None,
+    thread: str = "",
+    if_version: int | None = None,
+    embed: str | None = None,
+    timeout: float | None = None,
 ) -> Unary[Entry]:
-    """Store one entry; fields as in PutItem (ttl_seconds, compressed, kind, if_version...)."""
-    req = wire.put_request(PutItem(key=key, content=content, **fields), namespace)
+    """Store one entry (create or overwrite). The options are PutItem's fields.
+
+    ttl_seconds: seconds until it expires, >= 0; 0: the server's default TTL.
+    compressed: a compressed form of your own; it wins over the one the server would make.
+    kind: "message", "tool_output", "log", "document" or "note"; None: unspecified.
+    role: the author's role, for messages ("user", "assistant", ...).
+    agent_id: the agent that writes it.
+    tool_name: the tool that produced it.
+    tags: free-form labels (Fit can filter on them).
+    importance: how much it matters, in [0, 1]; None: no annotation (scores as 0).
+    event_time: when it happened (datetime, naive = UTC, or epoch seconds); None: now.
+    thread: the conversation or task inside the namespace; "": the namespace's default thread.
+    if_version: write only if the current version is this (0: only if absent); None: always.
+    embed: "sync" (None): Fit-ready on return; "async": returns sooner, the embedding follows.
+    timeout: deadline in seconds; None: the client's default.
+    """
+    item = PutItem(
+        key=key,
+        content=content,
+        ttl_seconds=ttl_seconds,
+        compressed=compressed,
+        kind=kind,
+        role=role,
+        agent_id=agent_id,
+        tool_name=tool_name,
+        tags=tags,
+        importance=importance,
+        event_time=event_time,
+        thread=thread,
+        if_version=if_version,
+        embed=embed,
+    )
+    req = wire.put_request(item, namespace)
     return Unary("Put", req, False, lambda r: wire.entry(r.entry), timeout)
 
 
@@ -133,11 +192,70 @@ def fit(
     query: str,
     budget_tokens: int,
     *,
+    strategy: StrategyName | None = None,
+    preset: str | None = None,
+    weights: Mapping[str, float] | None = None,
+    recency_decay_rate: float | None = None,
+    keep_recent: int | None = None,
+    max_entries: int | None = None,
+    adaptive: AdaptiveName | None = None,
+    form: FormName | None = None,
+    compress_threshold: int | None = None,
+    fill: FillName | None = None,
+    filters: Mapping[str, Iterable[str]] | None = None,
+    min_score: float | None = None,
+    include_content: bool = False,
+    explain: bool = False,
+    expand_neighbours: bool | None = None,
+    excerpts: bool | None = None,
     timeout: float | None = None,
-    **options: Any,
 ) -> Unary[FitResult]:
-    """The entries that best fill `budget_tokens` for `query` (options as in FitRequest)."""
-    req = wire.fit_request(namespace, query, budget_tokens, **options)
+    """The entries that best fill `budget_tokens` (> 0) for `query`, in chronological order.
+    The options are FitRequest's fields (docs/fit.md); None leaves one to the server's default.
+
+    strategy: "scored" (default: seven weighted factors), "relevant" or "recent" (whole turns).
+    preset: the weights to start from: "default" (None) or "headroom".
+    weights: overrides of the preset's by factor, 0 switching one off: recency, semantic_similarity,
+        toin_importance, error_indicator, forward_reference, token_density, lexical_relevance.
+    recency_decay_rate: per second, in exp(-age * rate), >= 0; default 0.0001.
+    keep_recent: the newest N entries (scored) or turns (relevant) go in first; default 2.
+    max_entries: most entries returned; default no cap.
+    adaptive: "none" (default), "conservative", "moderate", "aggressive": sizer cap (scored).
+    form: "compressed" (default), "full" or "auto": the form counted and returned.
+    compress_threshold: "auto" gives full forms while the total stays at most this; default budget.
+    fill: "skip" (default) passes over an entry that does not fit, "stop" ends there (scored).
+    filters: lists by {include,exclude}_{kinds,tags,agent_ids} or threads (kinds as in put).
+    min_score: entries scoring below it never go in (scored); default 0.
+    include_content: return each chosen entry's text, in its form.
+    explain: return every candidate's factors, score and the reason it was left out.
+    expand_neighbours: entries next to a strong match in its thread gain (scored); default on.
+    excerpts: an entry too large may come back as the lines that answer it; default on.
+    timeout: deadline in seconds; None: the client's default.
+    """
+    # One line per FitRequest field, in the proto's order (tests/test_client_api.py checks that
+    # every field but the first three is an option here and reaches the request). A field given
+    # None is left unset, which the server reads as its default.
+    req = pb.FitRequest(
+        namespace=namespace,
+        query=query,
+        budget_tokens=budget_tokens,
+        strategy=wire.fit_enum(pb.Strategy, "STRATEGY", strategy),
+        preset=preset or "",
+        weights=wire.fit_weights(weights),
+        recency_decay_rate=recency_decay_rate,
+        keep_recent=keep_recent,
+        max_entries=max_entries,
+        adaptive=wire.fit_enum(pb.Adaptive, "ADAPTIVE", adaptive),
+        form=wire.fit_enum(pb.Form, "FORM", form),
+        compress_threshold=compress_threshold,
+        fill=wire.fit_enum(pb.Fill, "FILL", fill),
+        filters=wire.fit_filters(filters),
+        min_score=min_score,
+        include_content=include_content,
+        explain=explain,
+        expand_neighbours=expand_neighbours,
+        excerpts=excerpts,
+    )
     return Unary("Fit", req, True, wire.fit_result, timeout)
 
 

@@ -73,7 +73,9 @@ def add_client_args(p: argparse.ArgumentParser, namespaced: bool = True) -> None
     p.add_argument(
         "--token", default=os.environ.get("SHAREDCTX_TOKEN"), help="bearer token (SHAREDCTX_TOKEN)"
     )
-    p.add_argument("--timeout", type=float, default=10.0, help="per-call deadline in seconds")
+    p.add_argument(
+        "--timeout", type=float, default=10.0, help="per-call deadline in seconds (watch has none)"
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--tls", action="store_true", help="use TLS, trusting the system's CAs")
     p.add_argument(

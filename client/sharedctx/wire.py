@@ -1,10 +1,11 @@
-"""Protobuf conversions of the client's values: the requests that are more than copied fields
-(Put, PutMany, Delete, Fit), and the wire messages of replies turned into the dataclasses of
-types.py. calls.py uses them; errors.py reads the status details of failed calls."""
+"""Protobuf conversions of the client's values: the requests, or parts of them, that are more
+than copied fields (Put, PutMany, Delete, Fit's enums, weights and filters), and the wire
+messages of replies turned into the dataclasses of types.py. calls.py uses them; errors.py
+reads the status details of failed calls."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -124,65 +125,36 @@ def delete_request(namespace: str, key: str, if_version: int | None) -> pb.Delet
     return req
 
 
-def fit_request(
-    namespace: str,
-    query: str,
-    budget_tokens: int,
-    *,
-    strategy: str | None = None,
-    preset: str | None = None,
-    weights: dict[str, float] | None = None,
-    recency_decay_rate: float | None = None,
-    keep_recent: int | None = None,
-    max_entries: int | None = None,
-    adaptive: str | None = None,
-    form: str | None = None,
-    compress_threshold: int | None = None,
-    fill: str | None = None,
-    filters: dict[str, Any] | None = None,
-    min_score: float | None = None,
-    include_content: bool = False,
-    explain: bool = False,
-    expand_neighbours: bool | None = None,
-    excerpts: bool | None = None,
-) -> pb.FitRequest:
-    """The FitRequest for Client.fit's arguments (names as in the proto, values lowercase)."""
-    req = pb.FitRequest(
-        namespace=namespace,
-        query=query,
-        budget_tokens=budget_tokens,
-        preset=preset or "",
-        include_content=include_content,
-        explain=explain,
-    )
-    if strategy:
-        req.strategy = _enum_value(pb.Strategy, "STRATEGY", strategy)
-    if adaptive:
-        req.adaptive = _enum_value(pb.Adaptive, "ADAPTIVE", adaptive)
-    if form:
-        req.form = _enum_value(pb.Form, "FORM", form)
-    if fill:
-        req.fill = _enum_value(pb.Fill, "FILL", fill)
-    for name, weight in (weights or {}).items():
+def fit_enum(enum: Any, prefix: str, name: str | None) -> Any:
+    """A FitRequest enum's value for a lowercase name; None or "" leaves it unspecified (0),
+    which is what the server reads as its default."""
+    return _enum_value(enum, prefix, name) if name else 0
+
+
+def fit_weights(weights: Mapping[str, float] | None) -> pb.Weights | None:
+    """Weights overriding the preset's, by factor name; None when there are none, so that the
+    request carries no Weights message at all."""
+    if not weights:
+        return None
+    msg = pb.Weights()
+    for name, weight in weights.items():
         if name not in _FACTORS:
             raise ValueError(f"unknown factor {name!r}; use one of {', '.join(_FACTORS)}")
-        setattr(req.weights, name, weight)
-    for name, value in (
-        ("recency_decay_rate", recency_decay_rate),
-        ("keep_recent", keep_recent),
-        ("max_entries", max_entries),
-        ("compress_threshold", compress_threshold),
-        ("min_score", min_score),
-        ("expand_neighbours", expand_neighbours),
-        ("excerpts", excerpts),
-    ):
-        if value is not None:
-            setattr(req, name, value)
-    for name, values in (filters or {}).items():
+        setattr(msg, name, weight)
+    return msg
+
+
+def fit_filters(filters: Mapping[str, Iterable[str]] | None) -> pb.Filters | None:
+    """Filters by field name (kinds by name); None when none is given, so that the request
+    carries no Filters message (empty lists do not filter either way)."""
+    if not filters:
+        return None
+    msg = pb.Filters()
+    for name, values in filters.items():
         if name in ("include_kinds", "exclude_kinds"):
             values = [kind_to_proto(v) for v in values]
-        getattr(req.filters, name).extend(values)
-    return req
+        getattr(msg, name).extend(values)
+    return msg
 
 
 # Replies ----------------------------------------------------------------------------------------
