@@ -120,6 +120,35 @@ def test_a_heads_query_words_count_for_the_lines_under_it_at_a_share() -> None:
     assert scores[2] == 0.0  # a head's words make no line match by themselves
 
 
+@given(st.data())
+@settings(max_examples=60, deadline=None)
+def test_head_words_count_as_the_sum_of_each_terms_better_of_own_and_heads_share(
+    data: st.DataObject,
+) -> None:
+    words = st.sampled_from(["a1", "b2", "c3", "d4", "e5"])
+    headed, plain = SegmentIndex(), SegmentIndex()
+    heads_of: list[int] = []  # flat position of each segment's head (-1: none)
+    for slot in range(data.draw(st.integers(1, 3))):
+        n = data.draw(st.integers(1, 8))
+        heads = [-1] + [data.draw(st.integers(-1, i - 1)) for i in range(1, n)]
+        terms = [data.draw(st.lists(words, max_size=4)) for _ in range(n)]
+        base = len(heads_of)
+        heads_of += [base + h if h >= 0 else -1 for h in heads]
+        ones = np.ones(n, dtype=np.int64)
+        headed.add(slot, Segments(ones, ones, np.zeros(n), np.asarray(heads)), terms)
+        plain.add(slot, Segments(ones, ones, np.zeros(n)), terms)
+    query = data.draw(st.lists(words, min_size=1, max_size=3, unique=True))
+    head = np.asarray(heads_of)
+    expected = np.zeros(head.size)
+    matched = np.zeros(head.size, dtype=np.bool_)
+    for term in query:
+        own = plain.bm25([term])  # the term's BM25 gain where a segment's text holds it
+        inherited = np.where(head >= 0, HEAD_TERM_SHARE * own[np.maximum(head, 0)], 0.0)
+        expected += np.maximum(own, inherited)
+        matched |= own > 0
+    assert np.allclose(headed.bm25(query), np.where(matched, expected, 0.0))
+
+
 # --- excerpt costs and text ---------------------------------------------------------------
 
 

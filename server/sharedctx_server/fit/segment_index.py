@@ -100,15 +100,6 @@ class SegmentTable:
         order = np.argsort(head_at, kind="stable")
         return members[order], head_at[order]
 
-    @cached_property
-    def head_at(self) -> IntArray | None:
-        """Each segment's head as a flat position (-1: none), or None when no segment has
-        one (logs): built once per table."""
-        if not (self.heads >= 0).any():
-            return None
-        at = np.arange(len(self), dtype=np.int64) - self.local + self.heads
-        return np.asarray(np.where(self.heads >= 0, at, -1), dtype=np.int64)
-
     def span(self, slot: int) -> slice:
         """The flat positions of `slot`'s segments."""
         k = int(np.searchsorted(self.slots, slot))
@@ -291,7 +282,7 @@ class SegmentIndex:
         another output that only say `valkey`.
         """
         table = self.table()
-        head_at = table.head_at
+        members, member_head = table.blocks
         scores = np.zeros(len(table), dtype=np.float64)
         matched = np.zeros(scores.size, dtype=np.bool_)
         for term in dict.fromkeys(query_terms):
@@ -304,12 +295,32 @@ class SegmentIndex:
             positions, tf = postings.positions, postings.counts
             norm = self._lengths_norm(k1, b)[positions]
             gain = idf * tf * (k1 + 1.0) / (tf + norm)
-            if head_at is None:
-                scores[positions] += gain
-            else:
-                term_scores = np.zeros(scores.size, dtype=np.float64)
-                term_scores[positions] = gain
-                inherited = np.where(head_at >= 0, term_scores[np.maximum(head_at, 0)], 0.0)
-                scores += np.maximum(term_scores, HEAD_TERM_SHARE * inherited)
+            scores[positions] += gain
+            if members.size:
+                _inherit(scores, positions, gain, members, member_head)
             matched[positions[postings.in_text]] = True
         return np.where(matched, scores, 0.0)
+
+
+def _inherit(
+    scores: FloatArray,
+    positions: IntArray,
+    gain: FloatArray,
+    members: IntArray,
+    member_head: IntArray,
+) -> None:
+    """Add to `scores` what one query term's `gain` at `positions` (ascending) is worth to
+    the segments those positions head (SegmentTable.blocks): HEAD_TERM_SHARE of it, less what
+    the term already scores in the segment itself. Touches only those segments, not the
+    table: a namespace of long logs and a few tables pays for the tables' rows alone."""
+    lo = np.searchsorted(member_head, positions, "left")
+    counts = np.searchsorted(member_head, positions, "right") - lo
+    if not counts.any():
+        return
+    # Each heading position's members, laid out one after another.
+    starts = np.repeat(lo - np.cumsum(counts) + counts, counts)
+    heirs = members[starts + np.arange(int(counts.sum()))]
+    inherited = HEAD_TERM_SHARE * np.repeat(gain, counts)
+    at = np.minimum(np.searchsorted(positions, heirs), positions.size - 1)
+    own = np.where(positions[at] == heirs, gain[at], 0.0)
+    scores[heirs] += np.maximum(inherited - own, 0.0)
