@@ -222,3 +222,13 @@ async def test_a_one_line_json_document_is_excerpted_item_by_item(client: AsyncC
     assert entry.total_lines == len(rendered)
     shown = [line for line in lines_of(entry.content) if line and not line.startswith("[...")]
     assert shown == [rendered[i - 1] for a, b in entry.line_ranges for i in range(a, b + 1)]
+
+
+async def test_json_nested_too_deep_to_render_is_stored_and_scored_as_its_one_line(
+    client: AsyncClient,
+) -> None:
+    deep = '{"a":' * 3000 + "1" + "}" * 3000  # deeper than Python's json can parse
+    await client.put(NS, "tool/deep", deep, kind="tool_output")
+    result = await client.fit(NS, "a", 50, explain=True)
+    assert [c.key for c in result.explain] == ["tool/deep"]
+    assert (await client.get(NS, "tool/deep", full=True)).content == deep

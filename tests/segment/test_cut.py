@@ -130,7 +130,8 @@ def test_one_line_json_is_cut_into_items_of_its_indented_rendering() -> None:
 
 
 def test_only_a_one_line_json_document_is_rendered() -> None:
-    for text in ("[]", "{} ", "[1, 2", '"a string"', "plain words", "{a}\n{b}\n"):
+    deep = "[" * 100_000 + "]" * 100_000  # parses no deeper than Python's recursion limit
+    for text in ("[]", "{} ", "[1, 2", '"a string"', "plain words", "{a}\n{b}\n", deep):
         assert excerpt_lines(text) == text_lines(text)
 
 

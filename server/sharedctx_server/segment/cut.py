@@ -105,11 +105,11 @@ def _json_rendering(lines: list[str]) -> list[str] | None:
         return None
     try:
         doc = json.loads(lines[0])
-    except ValueError:  # RecursionError is a ValueError too
+        if not doc:  # `{}`, `[]`: nothing to excerpt
+            return None
+        return json.dumps(doc, indent=1, ensure_ascii=False).split("\n")
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to render: its lines
         return None
-    if not doc:  # `{}`, `[]`: nothing to excerpt
-        return None
-    return json.dumps(doc, indent=1, ensure_ascii=False).split("\n")
 
 
 def cut_segments(
