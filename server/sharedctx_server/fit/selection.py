@@ -91,30 +91,15 @@ def select_entries(
     smallest = smallest_cost(options.form, full, comp)
 
     recent = _newest(pool, times, options.keep_recent, newest_tiebreak)
-    too_large = pool & (smallest > options.budget_tokens)
-    reasons[too_large] = Reason.TOO_LARGE
     offer = _usable(excerpts, pool)
-    if offer is not None and len(offer.items):
-        # Too large whole, but an excerpt of it could fit this budget: if it ends up left
-        # out, what else took the budget is why (keep_recent, better entries), not its size.
-        cheapest = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-        np.minimum.at(cheapest, offer.items.row, offer.items.lower_cost)
-        reasons[too_large & (cheapest <= options.budget_tokens)] = Reason.BUDGET
-    whole = pool & ~too_large
+    whole = pool & ~_too_large(pool, smallest, options.budget_tokens, offer, reasons)
     if offer is not None:
         whole &= ~offer.only
     budget = Budget(options, offer)
     promised = [
         i for i in recent.tolist() if whole[i] and not _demoted(offer, i, smallest, options)
     ]
-    reserve = int(smallest[promised].sum()) if promised else 0
-    for i in promised:
-        reserve -= int(smallest[i])
-        if budget.full:
-            if smallest[i] <= budget.left:
-                reasons[i] = Reason.MAX_ENTRIES
-        elif not budget.take(i, int(full[i]), int(comp[i]), reserve):
-            reasons[i] = Reason.BUDGET  # keep_recent entries are skipped, whatever `fill` says
+    _take_promised(budget, promised, smallest, full, comp, reasons)
 
     ranked_pool = whole.copy()
     ranked_pool[promised] = False
@@ -142,6 +127,45 @@ def select_entries(
         if keep < len(budget.taken):
             reasons[np.asarray(budget.taken[keep:], dtype=np.int64)] = Reason.ADAPTIVE
     return _result(budget, keep, times, chrono_tiebreak, reasons)
+
+
+def _too_large(
+    pool: BoolArray,
+    smallest: IntArray,
+    budget_tokens: int,
+    offer: ExcerptOffer | None,
+    reasons: npt.NDArray[np.int8],
+) -> BoolArray:
+    """The rows of the pool whose smallest whole form exceeds the budget, marked TOO_LARGE
+    unless an excerpt of them could fit (then BUDGET: if such a row ends up left out, what
+    else took the budget is why, keep_recent or better entries, not its size)."""
+    too_large = pool & (smallest > budget_tokens)
+    reasons[too_large] = Reason.TOO_LARGE
+    if offer is not None and len(offer.items):
+        cheapest = np.full(pool.size, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(cheapest, offer.items.row, offer.items.lower_cost)
+        reasons[too_large & (cheapest <= budget_tokens)] = Reason.BUDGET
+    return too_large
+
+
+def _take_promised(
+    budget: Budget,
+    promised: list[int],
+    smallest: IntArray,
+    full: IntArray,
+    comp: IntArray,
+    reasons: npt.NDArray[np.int8],
+) -> None:
+    """Put the keep_recent rows in first, each if it fits, keeping room for the promised rows
+    after it; one that does not fit is skipped, whatever `fill` says."""
+    reserve = int(smallest[promised].sum()) if promised else 0
+    for i in promised:
+        reserve -= int(smallest[i])
+        if budget.full:
+            if smallest[i] <= budget.left:
+                reasons[i] = Reason.MAX_ENTRIES
+        elif not budget.take(i, int(full[i]), int(comp[i]), reserve):
+            reasons[i] = Reason.BUDGET
 
 
 def _usable(offer: ExcerptOffer | None, pool: BoolArray) -> ExcerptOffer | None:
