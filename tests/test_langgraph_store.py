@@ -297,11 +297,13 @@ def test_a_prefix_keeps_the_store_to_its_namespaces(threaded_server: RunningServ
     target = f"127.0.0.1:{threaded_server.port}"
     with Client(target) as client:
         client.put("team-a/lg/foreign", "plain", "not a JSON object")
+        client.put("team-a/lg/foreign", "deep", '{"v":' * 3000 + "1" + "}" * 3000)
         client.put("elsewhere", "k", '{"v": 1}')
     with SharedContextStore(target, prefix="team-a/lg/") as store:
         store.put(("users", "1"), "k", {"v": 1})
         assert store.list_namespaces() == [("foreign",), ("users", "1")]
         assert store.get(("foreign",), "plain") is None  # not one of the store's items
+        assert store.get(("foreign",), "deep") is None  # nor is JSON too deep to read
         assert [i.key for i in store.search(())] == ["k"]
         assert [i.key for i in store.search((), query="v")] == ["k"]
     with Client(target) as client:

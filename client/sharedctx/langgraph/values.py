@@ -29,7 +29,7 @@ def load(content: str) -> dict[str, Any] | None:
     store did not write)."""
     try:
         value = json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than json parses
         return None
     return value if isinstance(value, dict) else None
 
