@@ -232,3 +232,18 @@ async def test_json_nested_too_deep_to_render_is_stored_and_scored_as_its_one_li
     result = await client.fit(NS, "a", 50, explain=True)
     assert [c.key for c in result.explain] == ["tool/deep"]
     assert (await client.get(NS, "tool/deep", full=True)).content == deep
+
+
+async def test_coloured_tool_output_is_stored_matched_and_excerpted(client: AsyncClient) -> None:
+    # pytest --color=yes: every status word wrapped in terminal colour codes.
+    lines = [f"\x1b[32mPASSED\x1b[0m tests/test_app.py::test_case_{i}" for i in range(400)]
+    lines[250] = "\x1b[31mFAILED\x1b[0m tests/test_app.py::test_case_250 - KeyError: 'order_id'"
+    content = "\n".join(lines) + "\n"
+    written = await client.put(NS, "tool/pytest-colour", content, kind="tool_output")
+    assert written.compressed_tokens < written.original_tokens
+    assert "\x1b" not in (await client.get(NS, "tool/pytest-colour")).content
+    assert (await client.get(NS, "tool/pytest-colour", full=True)).content == content
+    result = await client.fit(NS, "which test failed with KeyError?", 120, form="full",
+                              include_content=True)  # fmt: skip
+    [entry] = result.entries
+    assert entry.form == "excerpt" and "test_case_250 - KeyError" in entry.content

@@ -115,6 +115,22 @@ def test_binary_looking_content() -> None:
     assert not looks_binary("plain text\twith tabs\r\nand CRLF\n")
     assert not looks_binary("")
     assert not looks_binary("ansi colour \x1b[31mred\x1b[0m in a long enough line of output")
+    # Densely coloured output (every word its own colour) is still text.
+    assert not looks_binary("\x1b[31mERROR\x1b[0m \x1b[1mbold\x1b[0m line\n" * 50)
+
+
+def test_coloured_output_compresses_to_its_text_with_every_error_line(
+    token_counter: TokenCounter,
+) -> None:
+    lines = [f"\x1b[32mPASSED\x1b[0m tests/test_app.py::test_{i}" for i in range(150)]
+    lines[90] = "\x1b[31mFAILED\x1b[0m tests/test_app.py::test_90 - \x1b[1mKeyError: 'id'\x1b[0m"
+    content = "\n".join(lines) + "\n"
+    result = compress(content, count_tokens=token_counter.count, kind="tool_output")
+    assert "\x1b" not in result.text
+    assert "FAILED tests/test_app.py::test_90 - KeyError: 'id'" in result.text
+    assert result.compressed_tokens < result.original_tokens
+    again = compress(result.text, count_tokens=token_counter.count, kind="tool_output")
+    assert again.text == result.text
 
 
 def test_binary_looking_content_is_left_alone(token_counter: TokenCounter) -> None:

@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..fit.terminal import strip_ansi
 from .candidates import candidates, generic_plan
 from .config import CompressConfig
 from .detect import looks_binary
@@ -156,8 +157,17 @@ def choose(
     if has_marker(content):
         return Choice(unchanged, (), "already a compressed form (it carries a marker)")
     memo = ErrorMemo()
-    source = Source(content, kind, tool_name, config, memo)
+    # Compressors read the text without terminal escapes (colours): what is left is what the
+    # output says, and a result is judged against that.
+    plain = strip_ansi(content)
+    source = Source(plain, kind, tool_name, config, memo)
     winner, trials = _run(source, count_tokens, original_tokens)
+    if winner is None and plain != content:
+        tokens = count_tokens(plain)
+        if tokens < original_tokens:
+            winner = Compressed(plain, "text", original_tokens, tokens)
+            why = "terminal escape sequences (colours) left out"
+            trials.append(Trial("text", why, 1.0, "chosen", tokens, ("escape sequences",)))
     if winner is None:
         return Choice(unchanged, tuple(trials), "no compressor saved tokens safely")
     if not has_marker(winner.text):

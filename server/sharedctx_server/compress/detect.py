@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from ..fit.terminal import strip_ansi
 from .config import DEFAULT_CONFIG, CompressConfig
 from .frames import find_frames
 from .json_compress import looks_like_json
@@ -31,6 +32,8 @@ Detected = Literal["json", "log", "stacktrace", "text"]
 PROSE_KINDS = frozenset({"message", "note", "document"})
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 # Lines that open a trace or name its exception (besides the frames themselves).
 _TRACE_LINE = re.compile(
     r"^\s*(?:Traceback \(most recent call last\)|During handling of the above exception"
@@ -58,7 +61,7 @@ def looks_binary(text: str, config: CompressConfig | None = None) -> bool:
     if not text:
         return False
     share = (config or DEFAULT_CONFIG).binary_control_share
-    return len(_CONTROL.findall(text)) > share * len(text)
+    return len(_CONTROL.findall(strip_ansi(text))) > share * len(text)
 
 
 def _is_prose(line: str) -> bool:

@@ -17,6 +17,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sharedctx_server.fit.terminal import strip_ansi
+
 __all__ = ["error_indicator", "error_indicators"]
 
 _WINDOW = 32_768
@@ -187,7 +189,7 @@ def _hits(signal: _Signal, text: str) -> int:
 
 def error_indicator(text: str) -> float:
     """How strongly `text` reads as an error, in [0, 1) (0: no error evidence)."""
-    sample = _sample(text)
+    sample = _sample(strip_ansi(text))
     lowered = sample.lower()
     evidence = sum(s.weight * _hits(s, lowered if s.lowercase else sample) for s in _SIGNALS)
     # Saturating: one error word ~0.30, an exception line ~0.6, a traceback with frames ~0.95.

@@ -23,6 +23,8 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
+from sharedctx_server.fit.terminal import strip_ansi
+
 __all__ = ["BM25_B", "BM25_K1", "TermStats", "lexical_terms"]
 
 BM25_K1 = 1.2
@@ -68,7 +70,7 @@ def lexical_terms(text: str) -> list[str]:
     """The terms of `text` for BM25, in order, repeats kept."""
     return [
         fold_suffix(t)
-        for t in _TERM.findall(text.casefold())
+        for t in _TERM.findall(strip_ansi(text).casefold())
         if t not in _STOP_WORDS and (len(t) >= 2 or _CJK_SINGLE.match(t) is not None)
     ]
 
