@@ -55,8 +55,11 @@ async def test_small_content_is_stored_as_is(client: AsyncClient) -> None:
 
 
 async def test_binary_looking_content_is_rejected_and_not_stored(client: AsyncClient) -> None:
-    with pytest.raises(InvalidArgumentError, match="looks binary"):
+    with pytest.raises(InvalidArgumentError, match="content: looks binary"):
         await client.put(NS, "blob", "PK\x03\x04\x00\x00" * 50)
+    # The compressed form is what Get and Fit return by default: held to the same rule.
+    with pytest.raises(InvalidArgumentError, match="compressed: looks binary .* 10% control"):
+        await client.put(NS, "blob", "a short text", compressed="a\x00b")
     assert [k async for k in client.keys(NS)] == []
 
 

@@ -75,6 +75,9 @@ def test_weights_override_the_preset_and_are_normalised() -> None:
     assert w.sum() == pytest.approx(1.0)
     assert w[FACTORS.index("lexical_relevance")] == pytest.approx(0.5 / 1.5)
     assert np.all(resolve_weights("default", {f: 0.0 for f in FACTORS}) == 0)
+    # Finite weights whose sum is not: scaled first, not normalised to nothing.
+    huge = resolve_weights("headroom", {"recency": 1e308, "semantic_similarity": 1e308})
+    assert huge.sum() == pytest.approx(1.0) and huge[FACTORS.index("recency")] == 0.5
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ import numpy.typing as npt
 from sharedctx.v1 import sharedctx_pb2 as pb
 
 from ..compress import looks_binary
+from ..compress.config import DEFAULT_CONFIG
 from ..errors import InvalidArgument, LimitExceeded
 from ..fit import (
     FACTORS,
@@ -276,6 +277,20 @@ def _entries(requests: Sequence[pb.PutRequest], settings: Settings, batch: bool)
     return entries
 
 
+# looks_binary's threshold, for the message.
+BINARY_SHARE = DEFAULT_CONFIG.binary_control_share
+
+
+def _text(value: str, field: str) -> None:
+    """Refuse binary data in disguise (terminal colour codes are text: looks_binary)."""
+    if looks_binary(value):
+        raise InvalidArgument(
+            field,
+            f"looks binary (a NUL byte, or more than {BINARY_SHARE:.0%} control characters); "
+            "store text, e.g. base64-encode binary data",
+        )
+
+
 def _entry(req: pb.PutRequest, settings: Settings) -> NewEntry:
     """One entry with the caller's metadata (token counts and forms are derived later)."""
     limits = settings.limits
@@ -283,14 +298,11 @@ def _entry(req: pb.PutRequest, settings: Settings) -> NewEntry:
         raise InvalidArgument("embed", f"unknown value {req.embed}")
     entry_key = key(req.key, limits)
     size = content_size(req.content, limits)
-    if looks_binary(req.content):
-        raise InvalidArgument(
-            "content",
-            "looks binary (NUL bytes or mostly control characters); store text, "
-            "e.g. base64-encode binary data",
-        )
+    _text(req.content, "content")
     compressed = req.compressed if req.HasField("compressed") else None
     comp_size = 0 if compressed is None else content_size(compressed, limits, "compressed")
+    if compressed is not None:
+        _text(compressed, "compressed")  # what Get and Fit return by default, and embed
     meta = EntryMeta(
         kind=_kind(req.kind),
         role=_short_text(req.role, limits, "role"),

@@ -82,5 +82,9 @@ def resolve_weights(
             raise ValueError(f"weight {factor} must be a finite number >= 0, got {weight}")
         merged[factor] = float(weight)
     vector = np.array([merged[f] for f in FACTORS], dtype=np.float64)
-    total = vector.sum()
+    with np.errstate(over="ignore"):
+        total = vector.sum()
+    if not math.isfinite(total):  # finite weights near the float maximum sum to inf
+        vector = vector / vector.max()
+        total = vector.sum()
     return vector / total if total > 0 else vector
