@@ -251,6 +251,34 @@ def test_a_bad_target_is_refused_with_what_to_write_instead(
     assert code == 2 and hint in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["fit", "-n", NS, "q", "--budget", "9" * 25], "argument --budget: 999"),
+        (["put", "-n", NS, "k", "x", "--ttl", "9" * 20], "argument --ttl: 999"),
+        (["fit", "-n", NS, "q", "--keep-recent", "3000000000"], "at most 2147483647"),
+    ],
+)
+def test_numbers_the_request_cannot_carry_are_usage_errors(
+    args: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Refused before any connection: the target here has nothing listening.
+    with pytest.raises(SystemExit) as exit_:
+        main([*args, "--target", "127.0.0.1:1"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and says in err and "Traceback" not in err
+
+
+def test_input_that_is_not_utf8_is_refused_before_sending(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\xff\xfe bad \xc3\x28\n")))
+    code, _, err = run(capsys, "put", "-n", NS, "k", "--target", "127.0.0.1:1")
+    assert code == 2 and "not UTF-8 text" in err
+    code, _, err = run(capsys, "put", "-n", NS, "k", "ok \udcff", "--target", "127.0.0.1:1")
+    assert code == 2 and "not UTF-8 text" in err
+
+
 def test_a_value_error_that_is_not_about_the_arguments_is_not_hidden(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

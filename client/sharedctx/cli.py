@@ -121,8 +121,49 @@ def emit(args: argparse.Namespace, data: Any, human: str) -> None:
     print(json.dumps(data, ensure_ascii=False) if args.json else human)
 
 
+class InputError(Exception):
+    """Input the command cannot send (exit 2 with the message, as for a bad flag)."""
+
+
+def _stdin_text() -> str:
+    """Standard input as UTF-8 text; InputError for bytes that are not."""
+    raw = getattr(sys.stdin, "buffer", None)
+    if raw is None:  # a text stream put in its place (an embedding program, a test)
+        return sys.stdin.read()
+    data: bytes = raw.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"the input is not UTF-8 text (byte {exc.start}); Put stores text: "
+            "base64-encode binary data"
+        ) from None
+
+
+def _integer(bits: int) -> Callable[[str], int]:
+    """An argparse type: an integer that fits the request's `bits`-bit signed field."""
+    limit = 1 << (bits - 1)
+
+    def parse(text: str) -> int:
+        value = int(text)
+        if not -limit <= value < limit:
+            raise argparse.ArgumentTypeError(f"{text} is out of range (at most {limit - 1})")
+        return value
+
+    parse.__name__ = "integer"  # argparse names the type in "invalid integer value"
+    return parse
+
+
+INT32, INT64 = _integer(32), _integer(64)
+
+
 def _put(client: Client, args: argparse.Namespace) -> None:
-    content = args.content if args.content is not None else sys.stdin.read()
+    content = args.content if args.content is not None else _stdin_text()
+    if not content.isascii():
+        try:  # an argument is decoded with surrogate escapes where it is not UTF-8
+            content.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError("the content is not UTF-8 text; Put stores text") from None
     entry = client.put(
         args.namespace,
         args.key,
@@ -246,7 +287,10 @@ def _watch(client: Client, args: argparse.Namespace) -> None:
         ) from None
     except SharedCtxError as exc:
         code = exc.code_name()
-        raise SystemExit(f"sharedctx: {code}: {exc.message}{_resume_hint(last)}") from None
+        # A token the server refused is no token to resume from.
+        refused = code == "INVALID_ARGUMENT" and last == args.resume_token
+        hint = "" if refused else _resume_hint(last)
+        raise SystemExit(f"sharedctx: {code}: {exc.message}{hint}") from None
     # A watch has no end of its own: the server stopped (or restarted) under it.
     raise SystemExit(f"sharedctx: the server ended the watch (stopped?){_resume_hint(last)}")
 
@@ -301,7 +345,7 @@ def _client_parsers(sub: Any) -> None:
     put = _client_parser(sub, "put", help="store an entry (content from the argument or stdin)")
     put.add_argument("key")
     put.add_argument("content", nargs="?", help="text to store; read from stdin when omitted")
-    put.add_argument("--ttl", type=int, default=0, help="seconds until it expires")
+    put.add_argument("--ttl", type=INT64, default=0, help="seconds until it expires")
     put.add_argument("--compressed", help="your own compressed form")
     put.add_argument("--kind", choices=KINDS[1:])
     put.add_argument("--role", default="")
@@ -310,7 +354,7 @@ def _client_parsers(sub: Any) -> None:
     put.add_argument("--tag", action="append", default=[], dest="tags")
     put.add_argument("--importance", type=float)
     put.add_argument("--thread", default="")
-    put.add_argument("--if-version", type=int, help="write only at this version (0 = create)")
+    put.add_argument("--if-version", type=INT64, help="write only at this version (0 = create)")
 
     get = _client_parser(sub, "get", help="print an entry")
     get.add_argument("key")
@@ -326,7 +370,7 @@ def _client_parsers(sub: Any) -> None:
 
     delete = _client_parser(sub, "delete", help="remove an entry")
     delete.add_argument("key")
-    delete.add_argument("--if-version", type=int)
+    delete.add_argument("--if-version", type=INT64)
 
     touch = _client_parser(
         sub, "touch", help="restart the TTL of entries (each its own TTL, from now)"
@@ -338,10 +382,10 @@ def _client_parsers(sub: Any) -> None:
 
     fit = _client_parser(sub, "fit", help="the entries that best fill a token budget for a query")
     fit.add_argument("query")
-    fit.add_argument("--budget", type=int, default=2000, help="token budget (default 2000)")
+    fit.add_argument("--budget", type=INT64, default=2000, help="token budget (default 2000)")
     fit.add_argument("--strategy", choices=FIT_CHOICES["strategy"])
-    fit.add_argument("--keep-recent", type=int, help="newest entries forced in (default 2)")
-    fit.add_argument("--max-entries", type=int)
+    fit.add_argument("--keep-recent", type=INT32, help="newest entries forced in (default 2)")
+    fit.add_argument("--max-entries", type=INT32)
     fit.add_argument("--form", choices=FIT_CHOICES["form"])
     fit.add_argument("--adaptive", choices=FIT_CHOICES["adaptive"])
     fit.add_argument("--content", action="store_true", help="print the selected texts")
@@ -397,7 +441,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return int(args.run(args))
-    except TargetError as exc:  # a malformed --target (the message says what to write)
+    except (TargetError, InputError) as exc:  # the message says what to give instead
         print(f"sharedctx: {exc}", file=sys.stderr)
         return 2
     except SharedCtxError as exc:
