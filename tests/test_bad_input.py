@@ -40,6 +40,8 @@ BAD_PUTS: list[tuple[str, dict[str, Any], str]] = [
     ("unknown kind", {"kind": 42}, "kind: unknown value 42"),
     ("role with control char", {"role": "us\ter"}, "role: may not contain"),
     ("too many tags", {"tags": [f"t{i}" for i in range(65)]}, "at most 64"),
+    ("empty tag", {"tags": ["ok", ""]}, "tags[1]: is empty"),
+    ("tag too long", {"tags": ["t" * 257]}, "tags[0]: is 257 bytes; at most 256"),
 ]
 
 

@@ -140,10 +140,10 @@ def content_size(value: str, limits: Limits, field: str = "content") -> int:
     return size
 
 
-def _short_text(value: str, limits: Limits, field: str) -> str:
+def _short_text(value: str, limits: Limits, field: str, cap: int | None = None) -> str:
     """Short metadata fields (role, agent_id, tool_name, thread, tags) are bounded, printable."""
     size = _utf8_len(value, field)
-    cap = limits.max_tag_bytes if field == "tags" else limits.max_field_bytes
+    cap = limits.max_field_bytes if cap is None else cap
     if size > cap:
         raise InvalidArgument(field, f"is {size} bytes; at most {cap} are allowed")
     if _CONTROL_RE.search(value):
@@ -154,7 +154,11 @@ def _short_text(value: str, limits: Limits, field: str) -> str:
 def _tags(tags: Sequence[str], limits: Limits) -> tuple[str, ...]:
     if len(tags) > limits.max_tags:
         raise InvalidArgument("tags", f"has {len(tags)} tags; at most {limits.max_tags} allowed")
-    return tuple(_short_text(t, limits, "tags") for t in tags)
+    for i, tag in enumerate(tags):
+        if not tag:  # a filter on it could never be written; most likely a caller's slip
+            raise InvalidArgument(f"tags[{i}]", "is empty; a tag needs at least one character")
+        _short_text(tag, limits, f"tags[{i}]", limits.max_tag_bytes)
+    return tuple(tags)
 
 
 def _importance(value: float) -> float:
