@@ -107,6 +107,15 @@ async def test_include_content_returns_the_text_of_the_chosen_form(client: Async
     assert (await client.fit(NS, "lines", 1000)).entries[0].content == ""
 
 
+async def test_a_callers_compressed_form_larger_than_the_content_gives_way_to_it(
+    client: AsyncClient,
+) -> None:
+    await client.put(NS, "terse", "disk full on /var", compressed="a long summary " * 300)
+    for strategy in ("scored", "recent"):
+        result = await client.fit(NS, "disk full", 50, include_content=True, strategy=strategy)
+        assert [(e.form, e.content) for e in result.entries] == [("full", "disk full on /var")]
+
+
 async def test_budget_is_never_exceeded_and_too_large_is_explained(client: AsyncClient) -> None:
     await put_docs(client)
     await client.put(NS, "huge", "word " * 500)

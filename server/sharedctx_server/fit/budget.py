@@ -98,7 +98,8 @@ class Budget:
         if self.form is Form.FULL:
             choice = (Form.FULL, full_cost) if full_cost <= self.left else None
         elif self.form is Form.COMPRESSED:
-            choice = (Form.COMPRESSED, compressed_cost) if compressed_cost <= self.left else None
+            choice = compressed_form(full_cost, compressed_cost)
+            choice = choice if choice[1] <= self.left else None
         else:
             choice = self._auto(full_cost, compressed_cost, reserve)
         if choice is None:
@@ -165,11 +166,17 @@ def auto_form(
     return Form.FULL, full_cost
 
 
+def compressed_form(full_cost: int, compressed_cost: int) -> tuple[Form, int]:
+    """The form COMPRESSED returns and its cost: the compressed one, unless a caller-supplied
+    compressed form is the larger (then the full form, which holds more for less)."""
+    if full_cost < compressed_cost:
+        return Form.FULL, full_cost
+    return Form.COMPRESSED, compressed_cost
+
+
 def smallest_cost(form: Form, full: IntArray, comp: IntArray) -> IntArray:
-    """The cost each entry can enter at: its form, or for AUTO the cheaper of the two."""
-    # AUTO: the cheaper form, as an entry is counted before its form is settled.
+    """The cost each entry can enter at: for FULL the full form, else the cheaper of the two
+    (AUTO: as an entry is counted before its form is settled; COMPRESSED: compressed_form)."""
     if form is Form.FULL:
         return full
-    if form is Form.COMPRESSED:
-        return comp
     return np.minimum(full, comp)
