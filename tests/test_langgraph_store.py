@@ -64,6 +64,21 @@ def test_put_get_overwrite_delete(store: SharedContextStore) -> None:
     assert store.get(("nobody",), "prefs") is None
 
 
+def test_a_value_that_is_not_json_is_refused_before_anything_is_written(
+    store: SharedContextStore,
+) -> None:
+    deep: dict[str, Any] = {}
+    inner = deep
+    for _ in range(5000):
+        inner["a"] = {}
+        inner = inner["a"]
+    with pytest.raises(ValueError, match="nested too deeply"):
+        store.put(("refused",), "deep", deep)
+    with pytest.raises(TypeError):
+        store.put(("refused",), "set", {"s": {1, 2}})
+    assert store.list_namespaces(prefix=("refused",)) == []
+
+
 def test_reads_in_a_batch_see_the_store_before_its_writes(store: SharedContextStore) -> None:
     ns = ("batch",)
     store.put(ns, "k", {"v": 0})

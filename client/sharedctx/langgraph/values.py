@@ -21,7 +21,10 @@ _SAFE_OPERATORS = frozenset({"$eq", "$ne"})  # the operators that compare withou
 
 def dump(value: Mapping[str, Any]) -> str:
     """The entry content of a value; TypeError or ValueError when it is not JSON."""
-    return json.dumps(dict(value), ensure_ascii=False)
+    try:
+        return json.dumps(dict(value), ensure_ascii=False)
+    except RecursionError:  # a ValueError like the others, not a crash of the batch
+        raise ValueError("the value is nested too deeply to store as JSON") from None
 
 
 def load(content: str) -> dict[str, Any] | None:
