@@ -60,9 +60,7 @@ class Excerpt:
 
     def __init__(self, segments: Segments, marker_tokens: MarkerTokens) -> None:
         self._marker = marker_tokens
-        self._starts: list[int] = segments.starts.tolist()
-        self._lines: list[int] = segments.lines.tolist()
-        self._tokens: list[int] = segments.tokens.tolist()
+        self._starts, self._lines, self._tokens = segments.as_lists
         self._total = segments.total_lines
         self.covered: list[int] = []
         self.tokens = 0

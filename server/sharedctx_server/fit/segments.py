@@ -90,7 +90,13 @@ class Segments:
         np.cumsum(self.lines[:-1], out=out[1:])
         return out
 
-    @property
+    @cached_property
+    def as_lists(self) -> tuple[list[int], list[int], list[int]]:
+        """Starts, line counts and tokens as Python lists, for the per-segment arithmetic of
+        excerpts (fit.excerpts.Excerpt): made once per entry, not once per Fit."""
+        return self.starts.tolist(), self.lines.tolist(), self.tokens.tolist()
+
+    @cached_property
     def total_lines(self) -> int:
         """Lines of the whole text."""
         return int(self.lines.sum())
