@@ -276,7 +276,9 @@ def test_input_that_is_not_utf8_is_refused_before_sending(
     code, _, err = run(capsys, "put", "-n", NS, "k", "--target", "127.0.0.1:1")
     assert code == 2 and "not UTF-8 text" in err
     code, _, err = run(capsys, "put", "-n", NS, "k", "ok \udcff", "--target", "127.0.0.1:1")
-    assert code == 2 and "not UTF-8 text" in err
+    assert code == 2 and "the content argument is not UTF-8 text" in err
+    code, _, err = run(capsys, "get", "-n", NS, "k\udcff", "--target", "127.0.0.1:1")
+    assert code == 2 and "the key argument is not UTF-8 text" in err
 
 
 def test_a_value_error_that_is_not_about_the_arguments_is_not_hidden(

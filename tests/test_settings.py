@@ -137,7 +137,10 @@ def test_zero_is_allowed_only_where_it_means_something(setting: Setting) -> None
         ({"SHAREDCTX_EXPIRY_POLL_SECONDS": "inf"}, "must be a number > 0, got inf"),
         ({"SHAREDCTX_MAX_BATCH_BYTES": str(2**31)}, "must be an integer from 1 to 2146435071"),
         ({"SHAREDCTX_WORKERS": "0"}, "must be a positive integer or auto, got '0'"),
-        ({"SHAREDCTX_LOG_LEVEL": "loud"}, "DEBUG, INFO, WARNING, ERROR, CRITICAL (any case)"),
+        (
+            {"SHAREDCTX_LOG_LEVEL": "loud"},
+            "DEBUG, INFO, WARNING, ERROR, CRITICAL, WARN, FATAL, NOTSET (any case)",
+        ),
         ({"SHAREDCTX_REDIS_URL": "http://redis:6379"}, "a redis://, rediss:// or unix:// URL"),
         ({"SHAREDCTX_LISTEN": "localhost"}, "HOST:PORT (e.g. 127.0.0.1:50051) or unix:PATH"),
         ({"SHAREDCTX_METRICS_LISTEN": ":9090"}, "HOST:PORT (e.g. 127.0.0.1:9090), got ':9090'"),
@@ -160,6 +163,8 @@ def test_values_people_write_are_accepted() -> None:
     )
     assert (s.log_level, s.workers) == ("debug", " AUTO ")
     assert Settings(listen="unix:/run/sharedctx.sock").listen == "unix:/run/sharedctx.sock"
+    # The other names Python's logging takes still work, as they did before the check.
+    assert [Settings(log_level=name).log_level for name in ("warn", "FATAL")] == ["warn", "FATAL"]
     # An empty optional one is unset, as an empty variable is.
     assert Settings(redis_url="", metrics_listen="").redis_url == ""
 

@@ -140,6 +140,18 @@ def _stdin_text() -> str:
         ) from None
 
 
+def _check_utf8(args: argparse.Namespace) -> None:
+    """InputError for an argument that is not UTF-8 text (the shell hands such bytes over
+    as surrogate escapes, which no request can carry)."""
+    for name, value in vars(args).items():
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str) and not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise InputError(f"the {name} argument is not UTF-8 text") from None
+
+
 def _integer(bits: int) -> Callable[[str], int]:
     """An argparse type: an integer that fits the request's `bits`-bit signed field."""
     limit = 1 << (bits - 1)
@@ -159,11 +171,6 @@ INT32, INT64 = _integer(32), _integer(64)
 
 def _put(client: Client, args: argparse.Namespace) -> None:
     content = args.content if args.content is not None else _stdin_text()
-    if not content.isascii():
-        try:  # an argument is decoded with surrogate escapes where it is not UTF-8
-            content.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InputError("the content is not UTF-8 text; Put stores text") from None
     entry = client.put(
         args.namespace,
         args.key,
@@ -440,6 +447,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown and not getattr(args, "lenient", False):
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
+        _check_utf8(args)
         return int(args.run(args))
     except (TargetError, InputError) as exc:  # the message says what to give instead
         print(f"sharedctx: {exc}", file=sys.stderr)

@@ -55,6 +55,8 @@ POSITIVE = Rule(lambda v: v >= 1, "a positive integer")
 # NaN and infinity parse as floats, but as a number of seconds they are typos.
 POSITIVE_NUMBER = Rule(lambda v: math.isfinite(v) and v > 0, "a number > 0")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# What Python's logging takes besides (set the level as before: these still work).
+_LOG_ALIASES = ("WARN", "FATAL", "NOTSET")
 
 
 def _zero_or_more(zero_means: str = "", *, number: bool = False) -> Rule:
@@ -307,7 +309,7 @@ class Settings:
         "observability",
         "log level, in any case; DEBUG adds a line per RPC (method, status code, milliseconds)",
         choices=LOG_LEVELS,
-        rule=_one_of(LOG_LEVELS, any_case=True),
+        rule=_one_of(LOG_LEVELS + _LOG_ALIASES, any_case=True),
     )
     redis_timeout_seconds: float = _setting(
         5.0, "storage", "Redis socket timeout, in seconds", rule=POSITIVE_NUMBER

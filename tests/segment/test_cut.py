@@ -133,6 +133,20 @@ def test_only_a_one_line_json_document_is_rendered() -> None:
     deep = "[" * 100_000 + "]" * 100_000  # parses no deeper than Python's recursion limit
     for text in ("[]", "{} ", "[1, 2", '"a string"', "plain words", "{a}\n{b}\n", deep):
         assert excerpt_lines(text) == text_lines(text)
+    # A rendering must show the values the text holds: else the document keeps its line.
+    for text in ('{"a": 1e400}', '{"b": 0.10000000000000000001}', '{"d": 1, "d": 2}'):
+        assert excerpt_lines(text) == [text]
+    assert excerpt_lines('{"c": 1E5, "e": -2.5e-3}') == [
+        "{",
+        ' "c": 100000.0,',
+        ' "e": -0.0025',
+        "}",
+    ]
+
+
+def test_excerpt_lines_leave_terminal_escapes_out_and_keep_line_numbers() -> None:
+    coloured = "\x1b[1mstep 1\x1b(B\x1b[m: done\n\x1b]0;title\x07\x1b[31mERROR\x1b[0m: boom\nend\n"
+    assert excerpt_lines(coloured) == ["step 1: done", "ERROR: boom", "end"]
 
 
 def test_prose_is_cut_into_paragraphs_with_headings_and_fences_kept_whole() -> None:

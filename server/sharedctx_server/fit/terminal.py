@@ -10,8 +10,12 @@ import re
 __all__ = ["strip_ansi"]
 
 # CSI (colours, cursor moves: `ESC [ 31 m`), OSC (window titles, links: `ESC ] ... BEL` or
-# `ESC ] ... ESC \`) and the two-character sequences.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+# `ESC ] ... ESC \\`, never across a line), the sequences with intermediate bytes (character
+# sets: `ESC ( B`, which `tput sgr0` prints) and the two-character ones (`ESC 7`, `ESC M`).
+# None holds a newline, so a text keeps its line numbers without them.
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)|\x1b[ -/]+[0-~]|\x1b[0-~]"
+)
 
 
 def strip_ansi(text: str) -> str:

@@ -18,15 +18,19 @@ they are returned whole or not at all.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
 
 import numpy as np
 
 from ..compress import detect
 from ..fit.error_signal import error_indicators
 from ..fit.segments import Segments, joined_cost
+from ..fit.terminal import strip_ansi
 from .heads import segment_heads
 
 __all__ = [
@@ -90,9 +94,10 @@ def text_lines(text: str) -> list[str]:
 
 
 def excerpt_lines(text: str) -> list[str]:
-    """The lines an excerpt is cut from, counts and shows: the text's own lines, except for a
-    JSON object or array on one line (`_json_rendering`)."""
-    lines = text_lines(text)
+    """The lines an excerpt is cut from, counts and shows: the text's own lines without
+    terminal escape sequences (colours: a line keeps its number), except for a JSON object or
+    array on one line (`_json_rendering`)."""
+    lines = text_lines(strip_ansi(text))
     return _json_rendering(lines) or lines
 
 
@@ -104,12 +109,31 @@ def _json_rendering(lines: list[str]) -> list[str] | None:
     if len(lines) != 1 or not _ONE_LINE_JSON.match(lines[0]):
         return None
     try:
-        doc = json.loads(lines[0])
+        # Only a rendering that shows the values the text holds: a number a float cannot
+        # carry (`1e400`, twenty digits of fraction) or a key given twice (the rendering
+        # would keep one) leaves the document on its line.
+        doc = json.loads(lines[0], parse_float=_exact_float, object_pairs_hook=_unique_keys)
         if not doc:  # `{}`, `[]`: nothing to excerpt
             return None
         return json.dumps(doc, indent=1, ensure_ascii=False).split("\n")
     except (ValueError, RecursionError):  # not JSON, or nested too deep to render: its lines
         return None
+
+
+def _exact_float(literal: str) -> float:
+    """A JSON number as a float, if the float prints as the same number (`1E5` as 100000.0)."""
+    value = float(literal)
+    if not math.isfinite(value) or Decimal(repr(value)) != Decimal(literal):
+        raise ValueError(f"{literal} does not survive as a float")
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members, if no key repeats."""
+    members = dict(pairs)
+    if len(members) != len(pairs):
+        raise ValueError("a key repeats")
+    return members
 
 
 def cut_segments(
@@ -125,14 +149,15 @@ def cut_segments(
     entry, a single line)."""
     if kind == "message" or original_tokens < config.min_tokens:
         return None
-    lines = text_lines(text)
+    plain = strip_ansi(text)
+    lines = text_lines(plain)
     rendered = _json_rendering(lines)
     if rendered is not None:
         lines, shape = rendered, "json"
     elif len(lines) < 2:
         return None
     else:
-        shape = detect(text, kind, tool_name)
+        shape = detect(plain, kind, tool_name)
     if shape == "json":
         starts = _json_items(lines, config)
     elif shape in ("log", "stacktrace"):
