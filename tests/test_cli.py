@@ -85,6 +85,17 @@ def test_errors_print_the_status_and_exit_non_zero(
     assert "Traceback" not in err
 
 
+def test_watch_does_not_offer_to_resume_from_a_token_the_server_refused(
+    threaded_server: RunningServer,
+) -> None:
+    target = f"127.0.0.1:{threaded_server.port}"
+    with pytest.raises(SystemExit) as exit_:
+        main(["watch", "--target", target, "-n", NS, "--resume-token", "bogus"])
+    message = str(exit_.value.code)
+    assert message.startswith("sharedctx: INVALID_ARGUMENT: resume_token")
+    assert "--resume-token bogus" not in message
+
+
 def test_fit_prints_a_table_and_explain_columns(
     threaded_server: RunningServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

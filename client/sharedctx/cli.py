@@ -294,8 +294,8 @@ def _watch(client: Client, args: argparse.Namespace) -> None:
         ) from None
     except SharedCtxError as exc:
         code = exc.code_name()
-        # A token the server refused is no token to resume from.
-        refused = code == "INVALID_ARGUMENT" and last == args.resume_token
+        # A token the server refused (malformed, or past the kept log) is none to resume from.
+        refused = code in ("INVALID_ARGUMENT", "OUT_OF_RANGE") and last == (args.resume_token or "")
         hint = "" if refused else _resume_hint(last)
         raise SystemExit(f"sharedctx: {code}: {exc.message}{hint}") from None
     # A watch has no end of its own: the server stopped (or restarted) under it.
