@@ -164,13 +164,12 @@ def _context(table: SegmentTable, hits: IntArray) -> tuple[IntArray, IntArray, F
         (np.flatnonzero(after), hits[after] + 1, CONTEXT_SHARE),
         (np.flatnonzero(headed), (hits - local + head)[headed], HEAD_SHARE),
     ]
-    members, member_head = table.blocks
-    lo = np.searchsorted(member_head, hits, "left")
-    hi = np.searchsorted(member_head, hits, "right")
-    for i in np.flatnonzero(hi > lo).tolist():
-        block = members[lo[i] : hi[i]]
-        block = block[block != hits[i] + 1][:BLOCK_MEMBERS]
-        parts.append((np.full(block.size, i), block, CONTEXT_SHARE))
+    which, member = table.members_of(hits)
+    keep = member != hits[which] + 1  # the neighbour after the hit is context already
+    which, member = which[keep], member[keep]
+    # `which` ascends, each head's members a run in it: the first BLOCK_MEMBERS of each run.
+    first = np.arange(which.size) - np.searchsorted(which, which) < BLOCK_MEMBERS
+    parts.append((which[first], member[first], CONTEXT_SHARE))
     return (
         np.concatenate([p[0] for p in parts]).astype(np.int64),
         np.concatenate([p[1] for p in parts]).astype(np.int64),

@@ -100,6 +100,17 @@ class SegmentTable:
         order = np.argsort(head_at, kind="stable")
         return members[order], head_at[order]
 
+    def members_of(self, positions: IntArray) -> tuple[IntArray, IntArray]:
+        """The segments each of `positions` heads, one head after another and each head's in
+        text order: for every one, the index in `positions` of its head, and its position."""
+        members, member_head = self.blocks
+        lo = np.searchsorted(member_head, positions, "left")
+        counts = np.searchsorted(member_head, positions, "right") - lo
+        which = np.repeat(np.arange(positions.size, dtype=np.int64), counts)
+        # Each head's run of members, laid out one run after another.
+        first = np.repeat(lo - np.cumsum(counts) + counts, counts)
+        return which, members[first + np.arange(which.size)]
+
     def span(self, slot: int) -> slice:
         """The flat positions of `slot`'s segments."""
         k = int(np.searchsorted(self.slots, slot))
@@ -282,7 +293,7 @@ class SegmentIndex:
         another output that only say `valkey`.
         """
         table = self.table()
-        members, member_head = table.blocks
+        headed = bool(table.blocks[0].size)
         scores = np.zeros(len(table), dtype=np.float64)
         matched = np.zeros(scores.size, dtype=np.bool_)
         for term in dict.fromkeys(query_terms):
@@ -296,31 +307,23 @@ class SegmentIndex:
             norm = self._lengths_norm(k1, b)[positions]
             gain = idf * tf * (k1 + 1.0) / (tf + norm)
             scores[positions] += gain
-            if members.size:
-                _inherit(scores, positions, gain, members, member_head)
+            if headed:
+                _inherit(scores, table, positions, gain)
             matched[positions[postings.in_text]] = True
         return np.where(matched, scores, 0.0)
 
 
 def _inherit(
-    scores: FloatArray,
-    positions: IntArray,
-    gain: FloatArray,
-    members: IntArray,
-    member_head: IntArray,
+    scores: FloatArray, table: SegmentTable, positions: IntArray, gain: FloatArray
 ) -> None:
     """Add to `scores` what one query term's `gain` at `positions` (ascending) is worth to
-    the segments those positions head (SegmentTable.blocks): HEAD_TERM_SHARE of it, less what
-    the term already scores in the segment itself. Touches only those segments, not the
+    the segments those positions head (SegmentTable.members_of): HEAD_TERM_SHARE of it, less
+    what the term already scores in the segment itself. Touches only those segments, not the
     table: a namespace of long logs and a few tables pays for the tables' rows alone."""
-    lo = np.searchsorted(member_head, positions, "left")
-    counts = np.searchsorted(member_head, positions, "right") - lo
-    if not counts.any():
+    which, heirs = table.members_of(positions)
+    if not heirs.size:
         return
-    # Each heading position's members, laid out one after another.
-    starts = np.repeat(lo - np.cumsum(counts) + counts, counts)
-    heirs = members[starts + np.arange(int(counts.sum()))]
-    inherited = HEAD_TERM_SHARE * np.repeat(gain, counts)
+    inherited = HEAD_TERM_SHARE * gain[which]
     at = np.minimum(np.searchsorted(positions, heirs), positions.size - 1)
     own = np.where(positions[at] == heirs, gain[at], 0.0)
     scores[heirs] += np.maximum(inherited - own, 0.0)
