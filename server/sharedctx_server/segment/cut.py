@@ -17,6 +17,7 @@ they are returned whole or not at all.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -97,25 +98,36 @@ def excerpt_lines(text: str) -> list[str]:
     """The lines an excerpt is cut from, counts and shows: the text's own lines without
     terminal escape sequences (colours: a line keeps its number), except for a JSON object or
     array on one line (`_json_rendering`)."""
+    return _excerpt_view(text)[0]
+
+
+def _excerpt_view(text: str) -> tuple[list[str], bool]:
+    """excerpt_lines, and whether they are a one-line JSON document's rendering."""
     lines = text_lines(strip_ansi(text))
-    return _json_rendering(lines) or lines
+    if len(lines) != 1 or not _ONE_LINE_JSON.match(lines[0]):
+        return lines, False
+    rendered = _json_rendering(lines[0])
+    return (list(rendered), True) if rendered is not None else (lines, False)
 
 
-def _json_rendering(lines: list[str]) -> list[str] | None:
+# Put cuts a document, the namespace cache indexes it, and every Fit that shows an excerpt of
+# it reads it again: parsing and rendering a large one takes tens of milliseconds, so the
+# last few renderings are kept (keyed by the text, which is all they depend on).
+@functools.lru_cache(maxsize=8)
+def _json_rendering(line: str) -> tuple[str, ...] | None:
     """The lines of a one-line JSON document's rendering with one space of indent per level
     (`json.dumps(doc, indent=1, ensure_ascii=False)`), so that its items can be excerpted like
-    a pretty-printed document's; None for anything else. The rendering is a function of the
-    text alone: every server, and a client that wants the rest, gets the same lines."""
-    if len(lines) != 1 or not _ONE_LINE_JSON.match(lines[0]):
-        return None
+    a pretty-printed document's; None when `line` is no such document. The rendering is a
+    function of the text alone: every server, and a client that wants the rest, gets the same
+    lines."""
     try:
         # Only a rendering that shows the values the text holds: a number a float cannot
         # carry (`1e400`, twenty digits of fraction) or a key given twice (the rendering
         # would keep one) leaves the document on its line.
-        doc = json.loads(lines[0], parse_float=_exact_float, object_pairs_hook=_unique_keys)
+        doc = json.loads(line, parse_float=_exact_float, object_pairs_hook=_unique_keys)
         if not doc:  # `{}`, `[]`: nothing to excerpt
             return None
-        return json.dumps(doc, indent=1, ensure_ascii=False).split("\n")
+        return tuple(json.dumps(doc, indent=1, ensure_ascii=False).split("\n"))
     except (ValueError, RecursionError):  # not JSON, or nested too deep to render: its lines
         return None
 
@@ -149,15 +161,10 @@ def cut_segments(
     entry, a single line)."""
     if kind == "message" or original_tokens < config.min_tokens:
         return None
-    plain = strip_ansi(text)
-    lines = text_lines(plain)
-    rendered = _json_rendering(lines)
-    if rendered is not None:
-        lines, shape = rendered, "json"
-    elif len(lines) < 2:
+    lines, rendered = _excerpt_view(text)
+    if not rendered and len(lines) < 2:
         return None
-    else:
-        shape = detect(plain, kind, tool_name)
+    shape = "json" if rendered else detect(strip_ansi(text), kind, tool_name)
     if shape == "json":
         starts = _json_items(lines, config)
     elif shape in ("log", "stacktrace"):
