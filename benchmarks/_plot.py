@@ -1,7 +1,9 @@
-"""PNG line plots for benchmark reports (matplotlib, headless)."""
+"""PNG line plots for benchmark reports (matplotlib, headless), and what the benchmarks that
+plot against the budget (logs, tool_outputs) share: their common arguments and report."""
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 from collections.abc import Mapping, Sequence
@@ -41,6 +43,23 @@ def line_plot_png(
     fig.savefig(buffer, format="png")
     plt.close(fig)
     return buffer.getvalue()
+
+
+def _int_list(text: str) -> list[int]:
+    return [int(b) for b in text.split(",")]
+
+
+def budget_arguments(budgets: str, plotted: str) -> argparse.ArgumentParser:
+    """The parser of a budget benchmark (its module's docstring for help) with the arguments
+    every one takes; `budgets` is the default list, `plotted` what its PNG shows."""
+    parser = argparse.ArgumentParser(formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--out", required=True, help="where to write the JSON report")
+    # A string default goes through `type` too: args.budgets is always a list of ints.
+    parser.add_argument("--budgets", default=budgets, type=_int_list, help="comma-separated")
+    parser.add_argument("--token-encoding", default="o200k_base", help="the server's encoding")
+    parser.add_argument("--target", help="HOST:PORT of a running server (default: start one)")
+    parser.add_argument("--plot", help=f"PNG of {plotted} against budget (default: next to --out)")
+    return parser
 
 
 def write_budget_report(

@@ -39,7 +39,7 @@ from sharedctx import AsyncClient, PutItem
 from sharedctx_server.fit.lexical import TermStats, lexical_terms
 from sharedctx_server.tokens import TokenCounter
 
-from ._plot import write_budget_report
+from ._plot import budget_arguments, write_budget_report
 from ._procs import target_or_own_server
 from .quality import Progress
 
@@ -254,7 +254,7 @@ def _folders(dataset: Path) -> list[Path]:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     """Everything the command line asks for."""
     folders = _folders(Path(args.dataset))
-    budgets = [int(b) for b in args.budgets.split(",")]
+    budgets = args.budgets
     questions = [q for f in folders for q in questions_for(f, args.questions_per_system, args.seed)]
     tokens = TokenCounter(args.token_encoding)
     modes: dict[str, dict[str, Any]] = {"excerpts": {}}
@@ -289,23 +289,17 @@ def print_table(report: dict[str, Any], budgets: Sequence[int]) -> None:
 
 def main() -> None:
     """Entry point."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
+    parser = budget_arguments("500,1000,2000", "recall")
+    parser.description = __doc__
     parser.add_argument("--dataset", required=True, help="folder of <System>/<System>_2k.log*")
-    parser.add_argument("--out", required=True, help="where to write the JSON report")
-    parser.add_argument("--budgets", default="500,1000,2000")
     parser.add_argument("--questions-per-system", type=int, default=12)
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--token-encoding", default="o200k_base", help="the server's encoding")
-    parser.add_argument("--target", help="HOST:PORT of a running server (default: start one)")
-    parser.add_argument("--plot", help="PNG of recall against budget (default: next to --out)")
     parser.add_argument(
         "--compare", action=argparse.BooleanOptionalAction, default=True,
         help="also run Fit without excerpts (whole entries only)",
     )  # fmt: skip
     args = parser.parse_args()
-    budgets = [int(b) for b in args.budgets.split(",")]
+    budgets = args.budgets
     report = asyncio.run(run(args))
     series = {
         f"{mode} ({variant})": [(b, recalls[str(b)]) for b in budgets]

@@ -53,7 +53,7 @@ from sharedctx import AsyncClient, PutItem
 from sharedctx_server.tokens import TokenCounter
 
 from . import compression_inputs as inputs
-from ._plot import write_budget_report
+from ._plot import budget_arguments, write_budget_report
 from ._procs import target_or_own_server
 from .compression_corpus import cap_lines, have, python, run, site_packages
 from .quality import Progress
@@ -587,7 +587,7 @@ async def evaluate(
 
 async def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     """Everything the command line asks for."""
-    budgets = [int(b) for b in args.budgets.split(",")]
+    budgets = args.budgets
     tokens = TokenCounter(args.token_encoding)
     # A fixed scratch folder: its path shows in the outputs, so a fixed one keeps them equal
     # from run to run.
@@ -640,19 +640,11 @@ def print_table(report: dict[str, Any], budgets: Sequence[int]) -> None:
 
 def main() -> None:
     """Entry point."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("--out", required=True, help="where to write the JSON report")
-    parser.add_argument("--budgets", default="300,800,2000")
+    parser = budget_arguments("300,800,2000", "answered share")
+    parser.description = __doc__
     parser.add_argument("--seed", type=int, default=13, help="which files, commits, packages")
-    parser.add_argument("--token-encoding", default="o200k_base", help="the server's encoding")
-    parser.add_argument("--target", help="HOST:PORT of a running server (default: start one)")
-    parser.add_argument(
-        "--plot", help="PNG of answered share against budget (default: next to --out)"
-    )
     args = parser.parse_args()
-    budgets = [int(b) for b in args.budgets.split(",")]
+    budgets = args.budgets
     started = time.monotonic()
     report = asyncio.run(run_benchmark(args))
     report["seconds"] = round(time.monotonic() - started, 1)
