@@ -49,6 +49,7 @@ class Rule:
 
     allows: Callable[[Any], bool]
     says: str
+    zero: str = ""  # what 0 means, if anything (the docs show it beside a default of 0)
 
 
 POSITIVE = Rule(lambda v: v >= 1, "a positive integer")
@@ -63,7 +64,7 @@ def _zero_or_more(zero_means: str = "", *, number: bool = False) -> Rule:
     """Integers (finite numbers if `number`) >= 0; `zero_means` says what 0 does, if not plain."""
     kind = "a number" if number else "an integer"
     note = f" (0 = {zero_means})" if zero_means else ""
-    return Rule(lambda v: math.isfinite(v) and v >= 0, f"{kind} >= 0{note}")
+    return Rule(lambda v: math.isfinite(v) and v >= 0, f"{kind} >= 0{note}", zero_means)
 
 
 def _one_of(choices: tuple[str, ...], *, any_case: bool = False) -> Rule:
@@ -111,6 +112,8 @@ def _setting(
     assert section in SECTIONS, section
     if rule is None and choices:
         rule = _one_of(choices)
+    if shown is None and default == 0 and rule is not None and rule.zero:
+        shown = f"0 ({rule.zero})"
     meta = dict(
         section=section,
         meaning=meaning,
@@ -212,7 +215,6 @@ class Settings:
         0,
         "storage",
         "TTL of entries whose Put gives none, in seconds",
-        shown="0 (never)",
         rule=_zero_or_more("never"),
     )
     token_encoding: str = _setting(
@@ -238,14 +240,12 @@ class Settings:
         0,
         "quotas",
         "most entries per namespace",
-        shown="0 (unlimited)",
         rule=_zero_or_more("unlimited"),
     )
     namespace_max_bytes: int = _setting(
         0,
         "quotas",
         "most content bytes per namespace (full and compressed forms)",
-        shown="0 (unlimited)",
         rule=_zero_or_more("unlimited"),
     )
     quota_policy: str = _setting(
@@ -336,7 +336,6 @@ class Settings:
         0,
         "embeddings",
         "onnxruntime threads",
-        shown="0 (all cores)",
         rule=_zero_or_more("all cores"),
     )
     embedding_compute: str = _setting(
