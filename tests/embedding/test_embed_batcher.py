@@ -81,8 +81,12 @@ async def test_a_steady_stream_of_queries_does_not_starve_puts(counting: Any) ->
 
         agents = [asyncio.create_task(agent(n)) for n in ("a", "b")]
         await asyncio.sleep(0.05)
+        put = asyncio.create_task(batcher.embed(["the put"]))
+        await asyncio.sleep(0)  # the put is queued in its first step
+        # Counted once the put is queued: under load the worker thread may start runs
+        # between a count taken earlier and the put's first step.
         runs_before = len(counting.seen)
-        await asyncio.wait_for(batcher.embed(["the put"]), timeout=30)
+        await asyncio.wait_for(put, timeout=30)
         stop.set()
         await asyncio.gather(*agents)
     put_run = next(i for i, run in enumerate(counting.seen) if "the put" in run)
