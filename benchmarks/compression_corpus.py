@@ -60,23 +60,37 @@ class Sample:
     synthetic: bool = False
 
 
-def run(cmd: list[str] | str, cwd: Path | None = None, stream: str = "stdout") -> str:
-    """Output of `cmd` (stdout, stderr or both); a failing exit status is expected for some."""
+def run(
+    cmd: list[str] | str, cwd: Path | None = None, stream: str = "stdout", raw: bool = False
+) -> str:
+    """Output of `cmd` (stdout, stderr or both); a failing exit status is expected for some.
+
+    `raw` keeps carriage returns as the program wrote them (a progress bar's redraws), as a
+    caller that decodes the bytes itself gets them; otherwise they read as line ends.
+    """
     done = subprocess.run(
         cmd,
         cwd=cwd,
         env=_ENV,
         capture_output=True,
-        text=True,
-        errors="replace",
         timeout=900,
         shell=isinstance(cmd, str),
     )
+    out, err = (
+        b.decode("utf-8", errors="replace") if raw else _newlines(b)
+        for b in (done.stdout, done.stderr)
+    )
     if stream == "stderr":
-        return done.stderr
+        return err
     if stream == "both":
-        return done.stdout + done.stderr
-    return done.stdout
+        return out + err
+    return out
+
+
+def _newlines(data: bytes) -> str:
+    """`data` decoded as text mode reads it: `\r\n` and a lone `\r` end lines."""
+    text = data.decode("utf-8", errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def cap_lines(text: str, lines: int = 0, chars: int = 0) -> str:

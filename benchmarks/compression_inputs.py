@@ -226,6 +226,28 @@ for batch in range(1, int(sys.argv[1]) + 1):
 log.critical("worker stopping: 2 errors, 1 order skipped")
 """
 
+# A training script as people write them: tqdm bars on stderr, a log line per epoch, one
+# epoch that fails. Read without newline translation, its bars keep their carriage returns.
+TRAIN_LOOP = """
+import logging
+import math
+import sys
+
+from tqdm import tqdm
+
+logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
+log = logging.getLogger("train")
+steps = int(sys.argv[1])
+for epoch in range(1, 6):
+    loss = 0.0
+    for step in tqdm(range(steps), desc=f"epoch {epoch}", mininterval=0, miniters=5):
+        loss = 2.0 / (epoch + step / steps) + (math.nan if epoch == 4 and step > steps // 2 else 0)
+    if math.isnan(loss):
+        log.error("epoch %d diverged: loss is nan; restoring the last checkpoint", epoch)
+        continue
+    log.info("epoch %d done: loss=%.4f, checkpoint saved to ckpt/epoch-%d.pt", epoch, loss, epoch)
+"""
+
 
 def chain_script(depth: int) -> str:
     """A script that fails at the bottom of `depth` distinct nested calls, with a cause."""

@@ -287,6 +287,15 @@ def _logs(c: _Collector) -> None:
         entry_kind="log",
         tool="python",
     )
+    train = c.write("train.py", inputs.TRAIN_LOOP)
+    c.add(
+        "tqdm training loop",
+        "log",
+        "python train.py 300 (tqdm bars, read with their carriage returns)",
+        lambda: run([py, str(train), "300"], stream="both", raw=True),
+        entry_kind="log",
+        tool="python",
+    )
     for name, source in inputs.C_SOURCES.items():
         c.write(f"cbuild/{name}", source)
     c.write("cbuild/Makefile", inputs.MAKEFILE)

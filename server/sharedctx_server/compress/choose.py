@@ -21,9 +21,10 @@ from ..fit.terminal import strip_ansi
 from .candidates import candidates, generic_plan
 from .config import CompressConfig
 from .detect import looks_binary
-from .error_lines import ErrorMemo
+from .error_lines import ErrorMemo, notable
 from .markers import has_marker
 from .plan import COMPRESSORS, Compressed, CompressorName, Plan
+from .progress import settle_progress
 from .source import Source
 
 __all__ = ["Choice", "Trial", "choose"]
@@ -48,6 +49,8 @@ class Choice:
     result: Compressed
     trials: tuple[Trial, ...]
     note: str = ""  # why no compressor ran, when none did
+    # What the compressors did not see: the content was read as a terminal shows it.
+    unseen: tuple[str, ...] = ()
 
 
 def _unsafe(plan: Plan, source: Source, text: str) -> str:
@@ -140,6 +143,16 @@ def _run(
     return winner, trials
 
 
+def _terminal_view(content: str, memo: ErrorMemo) -> tuple[str, tuple[str, ...]]:
+    """`content` as a terminal shows it, and what that view left out, in words."""
+    plain = strip_ansi(content)
+    left_out: tuple[str, ...] = ("escape sequences",) if plain != content else ()
+    settled, updates = settle_progress(plain, lambda line: notable(line, memo(line)))
+    if updates:
+        left_out += ("progress bar updates (counted)",)
+    return settled, left_out
+
+
 def choose(
     content: str,
     count_tokens: Callable[[str], int],
@@ -157,19 +170,19 @@ def choose(
     if has_marker(content):
         return Choice(unchanged, (), "already a compressed form (it carries a marker)")
     memo = ErrorMemo()
-    # Compressors read the text without terminal escapes (colours): what is left is what the
-    # output says, and a result is judged against that.
-    plain = strip_ansi(content)
+    # Compressors read what a terminal would show: the text without escapes (colours) and with
+    # progress bars settled to their last state. A result is judged against that.
+    plain, shown = _terminal_view(content, memo)
     source = Source(plain, kind, tool_name, config, memo)
     winner, trials = _run(source, count_tokens, original_tokens)
     if winner is None and plain != content:
         tokens = count_tokens(plain)
         if tokens < original_tokens:
             winner = Compressed(plain, "text", original_tokens, tokens)
-            why = "terminal escape sequences (colours) left out"
-            trials.append(Trial("text", why, 1.0, "chosen", tokens, ("escape sequences",)))
+            why = "the text as a terminal shows it"
+            trials.append(Trial("text", why, 1.0, "chosen", tokens))
     if winner is None:
-        return Choice(unchanged, tuple(trials), "no compressor saved tokens safely")
+        return Choice(unchanged, tuple(trials), "no compressor saved tokens safely", shown)
     if not has_marker(winner.text):
         second = Source(winner.text, kind, tool_name, config, memo)
         # Without the generic compressors: what they make of normalised text is that text.
@@ -185,4 +198,4 @@ def choose(
             winner = Compressed(again.text, again.compressor, original_tokens, tokens)
             why = "compressing the whitespace-normalised text once more"
             trials.append(Trial(again.compressor, why, 1.0, "chosen", tokens))
-    return Choice(winner, tuple(trials))
+    return Choice(winner, tuple(trials), unseen=shown)

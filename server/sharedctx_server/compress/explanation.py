@@ -18,6 +18,8 @@ def explanation_lines(choice: Choice) -> list[str]:
         lines.append(f"why: {choice.note}")
     if not choice.trials:
         return lines
+    if choice.unseen and choice.result.compressor != "none":
+        lines.append("read as a terminal shows it, without: " + "; ".join(choice.unseen))
     lines.append("compressors considered (smallest safe result wins, ties in a fixed order):")
     width = max(len(t.name) for t in choice.trials)
     for t in choice.trials:
@@ -36,6 +38,7 @@ def explanation_data(choice: Choice) -> dict[str, Any]:
     """The same as a JSON-ready dict."""
     return {
         "note": choice.note,
+        "unseen": list(choice.unseen),
         "trials": [
             {
                 "compressor": t.name,
