@@ -247,3 +247,46 @@ async def test_coloured_tool_output_is_stored_matched_and_excerpted(client: Asyn
                               include_content=True)  # fmt: skip
     [entry] = result.entries
     assert entry.form == "excerpt" and "test_case_250 - KeyError" in entry.content
+
+
+async def test_a_log_line_longer_than_the_budget_is_shown_by_its_head(
+    client: AsyncClient, token_counter: TokenCounter
+) -> None:
+    # One error line carries a request dump of some 15,000 tokens: whole, the log fits no
+    # budget, and a line cannot be cut into segments.
+    lines = [f"2026-12-05 10:{i // 60:02d}:{i % 60:02d} INFO api: GET /v1/items/{i} 200"
+             for i in range(300)]  # fmt: skip
+    dump = " ".join(f"field{j}={j * 7919 % 1000003}" for j in range(1500))
+    lines[150] = (
+        "2026-12-05 10:02:30 ERROR billing: invoice export rejected by the tax service: "
+        f"schema mismatch on vat_number; request dump: {dump}"
+    )
+    await client.put(NS, "tool/api-log", "\n".join(lines), kind="log")
+    for k in range(4):
+        await client.put(NS, f"note/{k}", f"Roadmap and hiring plans for quarter {k}. " * 8)
+    result = await client.fit(NS, "why was the invoice export rejected?", 800,
+                              include_content=True)  # fmt: skip
+    assert result.total_tokens <= 800
+    api = next(e for e in result.entries if e.key == "tool/api-log")
+    assert api.form == "excerpt"
+    assert any(first <= 151 <= last for first, last in api.line_ranges)
+    assert "rejected by the tax service: schema mismatch on vat_number" in api.content
+    assert " chars omitted ...]" in api.content
+    assert api.tokens == token_counter.count(api.content)
+
+
+async def test_a_long_line_matches_by_the_head_it_shows(client: AsyncClient) -> None:
+    lines = [f"2026-12-05 11:{i // 60:02d}:{i % 60:02d} INFO api: GET /v1/items/{i} 200"
+             for i in range(300)]  # fmt: skip
+    # The query's word deep in a long line's tail, which an excerpt would not show...
+    lines[100] = "INFO cache: warmed keys " + " ".join(f"k{j}" for j in range(900)) + " zanzibar"
+    # ...and in a short line, which it would.
+    lines[200] = "WARN scheduler: the zanzibar queue is paused"
+    await client.put(NS, "tool/cache-log", "\n".join(lines), kind="log")
+    result = await client.fit(NS, "zanzibar", 300, include_content=True, explain=True)
+    [entry] = result.entries
+    assert "the zanzibar queue is paused" in entry.content
+    [scored] = result.explain
+    assert scored.factors["lexical_relevance"] > 0  # the entry matches by all its text
+    matched = {s.first_line for s in scored.segments if s.relevance > 0}
+    assert 201 in matched and 101 not in matched

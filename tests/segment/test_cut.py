@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sharedctx_server.fit import Segments, marker_tokens, render_excerpt
-from sharedctx_server.fit.segments import joined_cost
+from sharedctx_server.fit.segments import LONG_LINE_CHARS, joined_cost, shown_line
 from sharedctx_server.segment import SegmentConfig, cut_segments, excerpt_lines, text_lines
 from sharedctx_server.tokens import TokenCounter
 
@@ -265,10 +265,17 @@ _LINE = st.text(
     max_size=30,
 )
 
+# A line over LONG_LINE_CHARS, which an excerpt shows by its head.
+_LONG_LINE = st.builds(
+    lambda word, n: " ".join([word] * n),
+    st.sampled_from(["field=12", "/usr/lib", "中文", "x" * 300, "]"]),
+    st.integers(min_value=130, max_value=400),
+)
+
 
 @settings(max_examples=150, deadline=None)
 @given(
-    st.lists(_LINE, min_size=2, max_size=40),
+    st.lists(_LINE | _LONG_LINE, min_size=2, max_size=40),
     st.booleans(),
     st.sampled_from(["log", "document", None]),
 )
@@ -285,9 +292,11 @@ def test_segments_cover_every_line_once_and_count_their_text_exactly(
         for a, n in zip(segments.starts.tolist(), segments.lines.tolist(), strict=True)
     ]
     assert "".join(pieces).rstrip("\n") == text.rstrip("\n") or text.endswith("\n\n")
-    joins = [0] + [joined_cost(p) for p in pieces[1:]]
+    # Counted as shown: a long line by its head.
+    shown = ["\n".join(shown_line(line) for line in p.split("\n")) for p in pieces]
+    joins = [0] + [joined_cost(p) for p in shown[1:]]
     assert segments.tokens.tolist() == [
-        TOKENS.count(p) + j for p, j in zip(pieces, joins, strict=True)
+        TOKENS.count(p) + j for p, j in zip(shown, joins, strict=True)
     ]
 
 
@@ -318,7 +327,7 @@ _JOINING_LINE = st.tuples(
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(_JOINING_LINE, min_size=2, max_size=40), st.data())
+@given(st.lists(_JOINING_LINE | _LONG_LINE, min_size=2, max_size=40), st.data())
 def test_an_excerpts_planned_cost_bounds_its_texts_tokens(
     lines: list[str], data: st.DataObject
 ) -> None:
@@ -356,3 +365,27 @@ def test_output_indented_throughout_is_cut_line_by_line_with_tracebacks_kept() -
         "\n".join([records[5], *trace]),
         "  worker 7: job 7 done",
     ]
+
+
+def test_a_line_longer_than_an_excerpt_shows_is_shown_by_its_head() -> None:
+    assert shown_line("short line") == "short line"
+    dump = "ERROR billing: export rejected; request dump: " + " ".join(
+        f"field{i}={i * 7919 % 100000}" for i in range(1500)
+    )
+    head = shown_line(dump)
+    kept = head[: head.index(" [... ")]
+    assert dump.startswith(kept) and LONG_LINE_CHARS - 200 < len(kept) <= LONG_LINE_CHARS
+    assert dump[len(kept)] == " "  # cut at a word boundary
+    assert head.endswith(f" [... {len(dump) - len(kept):,} chars omitted ...]")
+    unbroken = "x" * 5000
+    assert shown_line(unbroken) == "x" * LONG_LINE_CHARS + " [... 4,000 chars omitted ...]"
+    # In a log, that line is one segment counted as shown, and shown so in an excerpt.
+    lines = [f"2024-05-01 10:00:{i:02d} INFO api: GET /items/{i} 200" for i in range(40)]
+    lines[20] = dump
+    segments = cut("\n".join(lines) + "\n")
+    assert segments is not None
+    at = segments.starts.tolist().index(20)
+    assert segments.lines[at] == 1
+    assert segments.tokens[at] == TOKENS.count(head + "\n") + joined_cost(head)
+    excerpt = render_excerpt(lines, [(21, 21)])
+    assert excerpt.split("\n")[1] == head

@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from sharedctx_server.fit.excerpt_items import ExcerptItems, hit_items
 from sharedctx_server.fit.segment_relevance import MarkerTokens, Relevance, SegmentView
-from sharedctx_server.fit.segments import Segments, omission_marker
+from sharedctx_server.fit.segments import Segments, omission_marker, shown_line
 
 __all__ = [
     "KEPT_SHARE",
@@ -122,14 +122,14 @@ class Excerpt:
 
 def render_excerpt(lines: Sequence[str], ranges: Sequence[tuple[int, int]]) -> str:
     """The excerpt's text: the lines of `ranges` (1-based, inclusive) of the full form, each
-    run of left-out lines replaced by one omission marker line; every line ends in a newline,
-    as the segments' token counts assume."""
+    as `shown_line` shows it, each run of left-out lines replaced by one omission marker line;
+    every line ends in a newline, as the segments' token counts assume."""
     out: list[str] = []
     shown = 0
     for first, last in ranges:
         if first - 1 > shown:
             out.append(omission_marker(first - 1 - shown))
-        out.extend(lines[first - 1 : last])
+        out.extend(shown_line(line) for line in lines[first - 1 : last])
         shown = last
     if len(lines) > shown:
         out.append(omission_marker(len(lines) - shown))

@@ -22,7 +22,15 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Segments", "joined_cost", "marker_tokens", "omission_marker"]
+__all__ = [
+    "LONG_LINE_CHARS",
+    "Segments",
+    "joined_cost",
+    "line_head",
+    "marker_tokens",
+    "omission_marker",
+    "shown_line",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -37,6 +45,32 @@ _NO_HEADS: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
 def omission_marker(lines: int) -> str:
     """The line an excerpt shows in place of `lines` left-out lines."""
     return f"[... {lines} line{'' if lines == 1 else 's'} omitted ...]"
+
+
+# A line longer than this is shown by its head: a request dump or a stack trace logged on one
+# line (thousands of characters) would otherwise be one segment larger than most budgets, and
+# the entry that answers would be left out whole. A log line's message comes first; its tail
+# is one `Get` away (the excerpt's line ranges name the line).
+LONG_LINE_CHARS = 1000
+# The head ends at a space when one is this close to the cut, so no word is shown halved.
+_WORD_BACKOFF = 200
+
+
+def line_head(line: str) -> str:
+    """The part of `line` an excerpt shows: all of it, or its first LONG_LINE_CHARS
+    characters, ended at a word boundary when one is near."""
+    if len(line) <= LONG_LINE_CHARS:
+        return line
+    head = line[:LONG_LINE_CHARS]
+    space = head.rfind(" ", LONG_LINE_CHARS - _WORD_BACKOFF)
+    return head[:space] if space > 0 else head
+
+
+def shown_line(line: str) -> str:
+    """`line` as an excerpt shows it: its head (line_head) and, when that is not all of it, a
+    marker counting the characters left out."""
+    head = line_head(line)
+    return line if head is line else f"{head} [... {len(line) - len(head):,} chars omitted ...]"
 
 
 # o200k_base pre-tokenises a run of punctuation together with the newlines and slashes after

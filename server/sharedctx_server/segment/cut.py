@@ -30,7 +30,7 @@ import numpy as np
 
 from ..compress import detect
 from ..fit.error_signal import error_indicators
-from ..fit.segments import Segments, joined_cost
+from ..fit.segments import LONG_LINE_CHARS, Segments, joined_cost, shown_line
 from ..fit.terminal import strip_ansi
 from .heads import segment_heads
 
@@ -175,10 +175,18 @@ def cut_segments(
     if len(starts) < 2:
         return None
     bounds = [*starts, len(lines)]
-    texts = ["\n".join(lines[a:b]) + "\n" for a, b in zip(bounds, bounds[1:], strict=False)]
+    pairs = list(zip(bounds, bounds[1:], strict=False))
+    texts = ["\n".join(lines[a:b]) + "\n" for a, b in pairs]
+    # Counted as shown: a line over LONG_LINE_CHARS by its head (shown_line).
+    shown = [
+        "\n".join(shown_line(line) for line in lines[a:b]) + "\n"
+        if any(len(line) > LONG_LINE_CHARS for line in lines[a:b])
+        else text
+        for (a, b), text in zip(pairs, texts, strict=True)
+    ]
     # A segment's count includes what it may add after an omission marker or a segment that
     # ends in punctuation; the first segment follows nothing.
-    tokens = [count_tokens(t) + (joined_cost(t) if i else 0) for i, t in enumerate(texts)]
+    tokens = [count_tokens(t) + (joined_cost(t) if i else 0) for i, t in enumerate(shown)]
     heads = segment_heads(lines, starts, tokens) if shape != "json" else [-1] * len(starts)
     return Segments(
         lines=np.diff(np.asarray(bounds, dtype=np.int64)).astype(np.int64),

@@ -20,7 +20,7 @@ from ..fit.lexical import TermStats, lexical_terms
 from ..fit.neighbours import Neighbours, thread_neighbours
 from ..fit.scoring import Candidates
 from ..fit.segment_index import SegmentIndex
-from ..fit.segments import Segments
+from ..fit.segments import LONG_LINE_CHARS, Segments, line_head
 from ..model import EntryMeta, Kind, StoredEntry
 from ..segment import excerpt_lines
 from .turn_cache import TurnCache
@@ -229,12 +229,21 @@ class NamespaceState:
             self.segments.remove(slot)
             self.terms.add(slot, lexical_terms(text) + names)
             return
+        # A segment matches by what an excerpt of it shows: a long line by its head (a line
+        # of 20,000 characters holds some word of almost any query, and showing its head
+        # would not show that word). The entry matches by all of its text.
+        tails: list[str] = []
+        if any(len(line) > LONG_LINE_CHARS for line in lines):
+            heads = [line_head(line) for line in lines]
+            tails = [line[len(head) :] for line, head in zip(lines, heads, strict=True)]
+            lines = heads
         per_segment = [
             lexical_terms("\n".join(lines[start : start + count]))
             for start, count in zip(segments.starts.tolist(), segments.lines.tolist(), strict=True)
         ]
         self.segments.add(slot, segments, per_segment, names)
-        self.terms.add(slot, [term for terms in per_segment for term in terms] + names)
+        rest = lexical_terms("\n".join(tail for tail in tails if tail)) if tails else []
+        self.terms.add(slot, [term for terms in per_segment for term in terms] + rest + names)
 
     def set_vector(self, slot: int, vector: npt.NDArray[np.float32] | None) -> None:
         """Set (or clear) a slot's embedding."""
