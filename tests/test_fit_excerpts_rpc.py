@@ -290,3 +290,29 @@ async def test_a_long_line_matches_by_the_head_it_shows(client: AsyncClient) -> 
     assert scored.factors["lexical_relevance"] > 0  # the entry matches by all its text
     matched = {s.first_line for s in scored.segments if s.relevance > 0}
     assert 201 in matched and 101 not in matched
+
+
+async def test_a_training_log_shows_each_progress_bar_by_its_last_state(
+    client: AsyncClient, token_counter: TokenCounter
+) -> None:
+    # tqdm's bars as a caller that decodes the bytes itself stores them: one line per bar,
+    # redrawn with carriage returns, between the script's own log lines.
+    lines = []
+    for epoch in range(1, 31):
+        bar = "".join(
+            f"\repoch {epoch}: {s * 100 // 60:3d}%|{'#' * (s // 6):<10}| {s}/60 "
+            f"[00:{s:02d}<00:00, loss={3.0 / (epoch + s / 60):.4f}]"
+            for s in range(61)
+        )
+        lines += [bar, f"INFO epoch {epoch} done, checkpoint ckpt/epoch-{epoch}.pt"]
+    lines[41] = "ERROR epoch 21 diverged: loss is nan; restored ckpt/epoch-20.pt"
+    await client.put(NS, "tool/train", "\n".join(lines) + "\n", kind="log", tool_name="python")
+    result = await client.fit(NS, "which epoch diverged?", 300, include_content=True)
+    [entry] = result.entries
+    assert entry.form == "excerpt" and result.total_tokens <= 300
+    assert "ERROR epoch 21 diverged" in entry.content
+    # The bar before it, as the terminal ended up showing it.
+    assert "epoch 21: 100%|##########| 60/60" in entry.content
+    assert "[... 60 progress updates omitted]" in entry.content
+    assert " 59/60 " not in entry.content
+    assert entry.tokens == token_counter.count(entry.content)

@@ -389,3 +389,17 @@ def test_a_line_longer_than_an_excerpt_shows_is_shown_by_its_head() -> None:
     assert segments.tokens[at] == TOKENS.count(head + "\n") + joined_cost(head)
     excerpt = render_excerpt(lines, [(21, 21)])
     assert excerpt.split("\n")[1] == head
+
+
+def test_excerpt_lines_show_a_redrawn_progress_bar_by_its_last_state() -> None:
+    bar = "".join(f"\rdownload: {p:3d}% {p * 163 // 100}/163 MB" for p in range(0, 101, 10))
+    failing = "\rupload: 10%\rupload: 20%\rERROR: upload failed: connection reset"
+    text = f"start\n{bar}\n{failing}\r\ndone\n"
+    assert excerpt_lines(text) == [
+        "start",
+        "download: 100% 163/163 MB [... 10 progress updates omitted]",
+        failing + "\r",  # a line that reports a problem is shown whole
+        "done",
+    ]
+    # Without any newline, carriage returns may be an old Mac file's line ends.
+    assert excerpt_lines("one\rtwo\rthree") == ["one\rtwo\rthree"]

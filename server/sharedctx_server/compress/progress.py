@@ -20,13 +20,18 @@ from collections.abc import Callable
 
 from .markers import omitted_marker
 
-__all__ = ["settle_progress"]
+__all__ = ["settle_line", "settle_progress"]
 
 
-def _settle_line(line: str) -> tuple[str, int]:
-    """`line` as its last non-blank state plus a marker, and the number of states dropped."""
+def settle_line(line: str, is_notable: Callable[[str], bool]) -> tuple[str, int]:
+    """`line` settled: its last non-blank state plus a marker, and the number of states
+    dropped; `line` itself and 0 when it redraws nothing or `is_notable(line)` (it carries an
+    error or a warning)."""
+    # A carriage return only before the newline (Windows line ends) redraws nothing.
+    if "\r" not in line.rstrip("\r"):
+        return line, 0
     states = [s for s in line.split("\r") if s.strip()]
-    if len(states) < 2:
+    if len(states) < 2 or is_notable(line):
         return line, 0
     dropped = len(states) - 1
     return f"{states[-1].rstrip()} {omitted_marker(dropped, 'progress update')}", dropped
@@ -42,10 +47,7 @@ def settle_progress(text: str, is_notable: Callable[[str], bool]) -> tuple[str, 
     lines = text.split("\n")
     total = 0
     for i, line in enumerate(lines):
-        # A carriage return only before the newline (Windows line ends) redraws nothing.
-        if "\r" not in line.rstrip("\r") or is_notable(line):
-            continue
-        settled, dropped = _settle_line(line)
+        settled, dropped = settle_line(line, is_notable)
         if dropped:
             lines[i] = settled
             total += dropped

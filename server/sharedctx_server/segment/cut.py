@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from ..compress import detect
+from ..compress import detect, line_has_error, line_has_warning
+from ..compress.progress import settle_line
 from ..fit.error_signal import error_indicators
 from ..fit.segments import LONG_LINE_CHARS, Segments, joined_cost, shown_line
 from ..fit.terminal import strip_ansi
@@ -95,19 +96,27 @@ def text_lines(text: str) -> list[str]:
 
 
 def excerpt_lines(text: str) -> list[str]:
-    """The lines an excerpt is cut from, counts and shows: the text's own lines without
-    terminal escape sequences (colours: a line keeps its number), except for a JSON object or
-    array on one line (`_json_rendering`)."""
+    """The lines an excerpt is cut from, counts and shows: the text's own lines as a terminal
+    shows them (without escape sequences, progress bars settled to their last state: a line
+    keeps its number), except for a JSON object or array on one line (`_json_rendering`)."""
     return _excerpt_view(text)[0]
 
 
 def _excerpt_view(text: str) -> tuple[list[str], bool]:
     """excerpt_lines, and whether they are a one-line JSON document's rendering."""
     lines = text_lines(strip_ansi(text))
+    if len(lines) > 1 and "\r" in text:
+        lines = [settle_line(line, _notable)[0] for line in lines]
     if len(lines) != 1 or not _ONE_LINE_JSON.match(lines[0]):
         return lines, False
     rendered = _json_rendering(lines[0])
     return (list(rendered), True) if rendered is not None else (lines, False)
+
+
+def _notable(line: str) -> bool:
+    """Whether a redrawn line reports a problem (it is then shown whole, as compression keeps
+    it)."""
+    return line_has_error(line) or line_has_warning(line)
 
 
 # Put cuts a document, the namespace cache indexes it, and every Fit that shows an excerpt of
