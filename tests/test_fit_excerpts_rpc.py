@@ -316,3 +316,23 @@ async def test_a_training_log_shows_each_progress_bar_by_its_last_state(
     assert "[... 60 progress updates omitted]" in entry.content
     assert " 59/60 " not in entry.content
     assert entry.tokens == token_counter.count(entry.content)
+
+
+async def test_a_one_line_output_larger_than_the_budget_is_shown_by_its_head(
+    client: AsyncClient,
+) -> None:
+    error = (
+        "java.lang.IllegalStateException: payment gateway refused the capture for order 8812: "
+        "card issuer timeout after 30s; request context: "
+        + " ".join(f"attr{i}=value{i * 31 % 977}" for i in range(2500))
+    )
+    await client.put(NS, "tool/java-error", error, kind="tool_output", tool_name="java")
+    result = await client.fit(NS, "why did the payment capture fail?", 800, include_content=True)
+    [entry] = result.entries
+    assert entry.form == "excerpt" and entry.line_ranges == ((1, 1),) and entry.total_lines == 1
+    assert entry.content.startswith("java.lang.IllegalStateException: payment gateway refused")
+    assert entry.content.endswith(" chars omitted ...]\n")
+    # A message is never cut, however long its one line.
+    await client.put(NS, "chat/long", error, kind="message")
+    explained = await client.fit(NS, "why did the payment capture fail?", 800, explain=True)
+    assert {c.key: c.segments for c in explained.explain}["chat/long"] == ()

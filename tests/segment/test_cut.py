@@ -177,7 +177,11 @@ def test_long_groups_are_split_within_the_line_and_character_caps() -> None:
 def test_messages_small_entries_and_single_lines_are_not_cut() -> None:
     assert cut(LOG, kind="message") is None
     assert cut(LOG, config=SegmentConfig(min_tokens=10_000)) is None
-    assert cut("one long line " * 100) is None
+    assert cut("one short line " * 60) is None
+    # A line longer than an excerpt shows is one segment: its head (shown_line).
+    longer = cut("one long line " * 100)
+    assert longer is not None and longer.lines.tolist() == [1]
+    assert cut("one long line " * 100, kind="message") is None
 
 
 def test_packed_segments_round_trip_and_damage_is_refused() -> None:

@@ -167,11 +167,13 @@ def cut_segments(
     config: SegmentConfig = DEFAULT_SEGMENTS,
 ) -> Segments | None:
     """The segments of an entry's full form, or None when it is not cut (a message, a small
-    entry, a single line)."""
+    entry, a single line no longer than an excerpt shows whole)."""
     if kind == "message" or original_tokens < config.min_tokens:
         return None
     lines, rendered = _excerpt_view(text)
-    if not rendered and len(lines) < 2:
+    # One line is cut only when it is long: its head is then an excerpt of it (shown_line).
+    long_line = len(lines) == 1 and len(lines[0]) > LONG_LINE_CHARS
+    if not rendered and len(lines) < 2 and not long_line:
         return None
     shape = "json" if rendered else detect(strip_ansi(text), kind, tool_name)
     if shape == "json":
@@ -181,7 +183,7 @@ def cut_segments(
     else:
         starts = _paragraphs(lines)
     starts = _capped(starts, lines, config)
-    if len(starts) < 2:
+    if len(starts) < 2 and not long_line:
         return None
     bounds = [*starts, len(lines)]
     pairs = list(zip(bounds, bounds[1:], strict=False))
