@@ -186,18 +186,14 @@ def cut_segments(
     if len(starts) < 2 and not long_line:
         return None
     bounds = [*starts, len(lines)]
-    pairs = list(zip(bounds, bounds[1:], strict=False))
-    texts = ["\n".join(lines[a:b]) + "\n" for a, b in pairs]
-    # Counted as shown: a line over LONG_LINE_CHARS by its head (shown_line).
-    shown = [
-        "\n".join(shown_line(line) for line in lines[a:b]) + "\n"
-        if any(len(line) > LONG_LINE_CHARS for line in lines[a:b])
-        else text
-        for (a, b), text in zip(pairs, texts, strict=True)
+    # Each segment's text as an excerpt shows it: a line over LONG_LINE_CHARS by its head.
+    texts = [
+        "\n".join(map(shown_line, lines[a:b])) + "\n"
+        for a, b in zip(bounds, bounds[1:], strict=False)
     ]
     # A segment's count includes what it may add after an omission marker or a segment that
     # ends in punctuation; the first segment follows nothing.
-    tokens = [count_tokens(t) + (joined_cost(t) if i else 0) for i, t in enumerate(shown)]
+    tokens = [count_tokens(t) + (joined_cost(t) if i else 0) for i, t in enumerate(texts)]
     heads = segment_heads(lines, starts, tokens) if shape != "json" else [-1] * len(starts)
     return Segments(
         lines=np.diff(np.asarray(bounds, dtype=np.int64)).astype(np.int64),
