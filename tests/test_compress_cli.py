@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,3 +75,24 @@ def test_a_dash_reads_stdin_and_a_missing_file_is_a_clear_error(
     out, err = capsys.readouterr()
     assert out == ""
     assert err.strip() == f"sharedctx: cannot read {missing}: No such file or directory"
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path) -> None:
+    # `sharedctx compress big.txt | head -1`: the pipe closes while the form is printed.
+    path = tmp_path / "prose.txt"
+    words = "the store keeps every entry whole and its form small for agents to read".split()
+    rng = random.Random(5)
+    text = "\n\n".join(" ".join(rng.choices(words, k=40)) + "." for _ in range(3000))
+    path.write_text(text, encoding="utf-8")
+    script = "import sys; from sharedctx.cli import main; sys.exit(main(sys.argv[1:]))"
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, "compress", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.readline()
+    child.stdout.close()
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 141
+    assert "Traceback" not in err and err == ""

@@ -456,6 +456,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = exc.code_name()
         print(f"sharedctx: {code}: {exc.message}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # The reader stopped early (`| head`): not an error of ours. Point stdout at devnull
+        # so that flushing it at exit does not raise again, and exit as a program that
+        # SIGPIPE ended would (128 + 13).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":
