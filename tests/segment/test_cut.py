@@ -87,10 +87,66 @@ FAILED tests/test_x.py::test_total - TypeError: unsupported operand type(s)
 
 
 def test_a_pytest_failure_block_is_one_record_with_its_explanation_and_location() -> None:
-    block = groups(PYTEST)[3]
-    assert block.startswith("____") and block.endswith("tests/test_x.py:7: TypeError")
+    header, block = groups(PYTEST)[3:5]
+    assert header.strip("_ ") == "test_total"  # a record of its own: it heads the block
+    assert block.startswith("\n    def test_total") and block.endswith(
+        "tests/test_x.py:7: TypeError"
+    )
     assert "E       TypeError" in block and ">       assert total" in block
-    assert groups(PYTEST)[4].startswith("=====") and len(groups(PYTEST)) == 6
+    assert groups(PYTEST)[5].startswith("=====") and len(groups(PYTEST)) == 7
+    segments = cut(PYTEST)
+    assert segments is not None and segments.heads.tolist()[4] == 3
+
+
+# A failure raised a few calls down: pytest repeats locations, separators and arguments
+# (its location and separator lines end in a space, written `\x20` here).
+NESTED = """=================================== FAILURES ===================================
+____________________________ test_reserve_too_many _____________________________
+
+warehouse = {'available': 5, 'sku': 'WIDGET-42'}
+
+    def test_reserve_too_many(warehouse):
+>       assert reserve(warehouse, 9)["available"] == 0
+
+test_inventory.py:17:\x20
+_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _\x20
+
+stock = {'available': 5, 'sku': 'WIDGET-42'}, qty = 9
+
+    def reserve(stock, qty):
+        if qty > stock["available"]:
+>           raise ValueError(f"insufficient stock: wanted {qty}, have {stock['available']}")
+E           ValueError: insufficient stock: wanted 9, have 5
+
+test_inventory.py:5: ValueError
+_______________________________ test_sku_format ________________________________
+
+    def test_sku_format(warehouse):
+>       assert warehouse["sku"].startswith("GADGET")
+E       AssertionError: assert False
+
+test_inventory.py:20: AssertionError
+=========================== short test summary info ============================
+FAILED test_inventory.py::test_reserve_too_many - ValueError: insufficient st...
+"""
+
+
+def test_a_failure_raised_calls_down_stays_in_its_block_under_its_test_name() -> None:
+    parts = groups(NESTED)
+    assert [p.split("\n")[0] for p in parts[:2]] == [
+        "=================================== FAILURES ===================================",
+        "____________________________ test_reserve_too_many _____________________________",
+    ]
+    body = parts[2]
+    assert "def test_reserve_too_many" in body and "E           ValueError" in body
+    assert body.endswith("test_inventory.py:5: ValueError")
+    assert parts[3].strip("_ ") == "test_sku_format"
+    # A block cut by the caps is headed by its test's name in every part.
+    segments = cut(NESTED, config=SegmentConfig(min_tokens=0, max_lines=6))
+    assert segments is not None
+    starts, heads = segments.starts.tolist(), segments.heads.tolist()
+    error_part = next(k for k, a in enumerate(starts) if a <= 17 < a + segments.lines[k])
+    assert heads[error_part] == starts.index(1)
 
 
 def test_segments_carry_their_tokens_and_error_evidence() -> None:

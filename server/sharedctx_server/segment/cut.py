@@ -75,6 +75,12 @@ _FRAME = r"at [\w$.<>/\[\]-]+\(|File \"[^\"]+\", line \d+"
 _TRACE_CONTINUATION = re.compile(rf"^\s*(?:{_TRACE_LINE}|{_FRAME})|^{_PYTEST_MARK}")
 # The line that closes a pytest failure block after its `E` lines: `tests/test_x.py:7: TypeError`.
 _PYTEST_WHERE = re.compile(r"^\S+:\d+: [A-Za-z_][\w.]*$")
+# pytest's report: a failure block opens with `____ test_name ____` and runs to the next such
+# line or to a section line (`==== short test summary info ====`). Inside, a failure that went
+# through several calls repeats `file:line:` locations, `_ _ _` separators and `name = value`
+# lines, none of which start a record of their own.
+_PYTEST_BLOCK = re.compile(r"^_{3,} \S.* _{3,}$")
+_PYTEST_SECTION = re.compile(r"^={3,}( .* ={3,})?$")
 _TRACE_START = re.compile(r"^\s*(?:Traceback \(most recent call last\)|at |File \")")
 # The unindented line that ends a Python traceback: `ValueError: bad`, `KeyboardInterrupt`.
 _TRACE_END = re.compile(r"^[A-Za-z_][\w.]*(?::\s|:?$)")
@@ -234,8 +240,18 @@ def _records(lines: list[str]) -> list[int]:
     starts = [0]
     in_trace = False
     explained = False  # the last non-blank line was a pytest `E` line
+    in_block = False  # inside a pytest failure block, after its header line
     for i in range(1, len(lines)):
         line = lines[i]
+        if _PYTEST_BLOCK.match(line):
+            # The header is a record of its own, so that it can head its block (heads.py):
+            # a block longer than a segment is cut, and every part is then named by it.
+            starts += [i, i + 1] if i + 1 < len(lines) else [i]
+            in_block = True
+            continue
+        if in_block and not _PYTEST_SECTION.match(line):
+            continue
+        in_block = False
         if not line.strip() or continuation.match(line):
             in_trace = in_trace or bool(_TRACE_START.match(line))
             explained = explained if not line.strip() else line.startswith("E ")

@@ -6,8 +6,9 @@ columns, a file in `ls -lR` without its folder, a `git log --stat` file line wit
 commit, a paragraph without its section. Fit shows a hit's head beside it when the budget
 allows, so these are found once, at Put:
 - block heads: a line that opens a block (`commit <sha>`, `diff --git`, a Markdown heading,
-  or a line ending in `:` at the top or after a blank line, as `ls -lR` names folders) heads
-  every segment after it up to the next block head;
+  pytest's `==== section ====` and `____ test_name ____` lines, or a line ending in `:` at
+  the top or after a blank line, as `ls -lR` names folders) heads every segment after it up
+  to the next block head;
 - else a table's header row (compress.table_parse) heads every segment below it.
 A head is a segment of at most HEAD_TOKENS tokens; a longer one would cost more than it says.
 """
@@ -23,7 +24,10 @@ __all__ = ["HEAD_TOKENS", "segment_heads"]
 
 HEAD_TOKENS = 64
 
-_BLOCK_HEAD = re.compile(r"^(?:commit [0-9a-f]{7,40}\b|diff --git |#{1,6} )")
+# pytest's section lines (`==== FAILURES ====`) and failure headers (`____ test_x ____`) too.
+_BLOCK_HEAD = re.compile(
+    r"^(?:commit [0-9a-f]{7,40}\b|diff --git |#{1,6} |={3,} \S.* ={3,}$|_{3,} \S.* _{3,}$)"
+)
 _FOLDER = re.compile(r"^\S.*:$")
 
 
