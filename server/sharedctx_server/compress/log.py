@@ -11,12 +11,14 @@
    templates verbatim.
 3. If the adaptive sizer (over the masked lines, the tool's profile) says fewer lines carry the
    information, keep: every error and warning line with `context_lines` around it, kept trace
-   frames, the first and last lines, then the most distinct of the rest; each left-out stretch
+   frames and pytest's `>` lines (where a failing test went wrong), the first and last lines,
+   then the most distinct of the rest; each left-out stretch
    becomes `[... N lines omitted]`, N counted in input lines.
 """
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,11 +97,32 @@ def _run_end(
     return j, templates
 
 
+# pytest marks the source line where a test failed with `>` and explains it with `E` lines
+# below; a failure raised calls down has one `>` line per call, far from the `E` lines.
+_FAILING_SOURCE = "> "
+_EXPLANATION = "E "
+_EXPLANATION_REACH = 40
+
+
+def _failing_source_lines(records: list[_Record]) -> set[int]:
+    """Records that are pytest `>` lines with `E` lines after them: where a failing test went
+    wrong, kept like trace frames (the `E` lines are error lines, kept anyway)."""
+    explained = [i for i, r in enumerate(records) if r.line.startswith(_EXPLANATION)]
+    out: set[int] = set()
+    for i, record in enumerate(records):
+        if record.line.startswith(_FAILING_SOURCE):
+            at = bisect.bisect_right(explained, i)
+            if at < len(explained) and explained[at] - i <= _EXPLANATION_REACH:
+                out.add(i)
+    return out
+
+
 def _collapse_runs(
     records: list[_Record], prints: npt.NDArray[np.uint64], config: CompressConfig
 ) -> list[_Unit]:
     units: list[_Unit] = []
     plain = prints.tolist()
+    failing = _failing_source_lines(records)
     n = len(records)
     i = 0
     while i < n:
@@ -118,7 +141,8 @@ def _collapse_runs(
             continue
         # Too short to fold: keep this line and look for a run from the next one.
         kept_with_context = notable(first.line, first.error)
-        units.append(_Unit((first.line,), first.span, i, kept_with_context, pinned=first.frame))
+        pinned = first.frame or i in failing
+        units.append(_Unit((first.line,), first.span, i, kept_with_context, pinned=pinned))
         i += 1
     return units
 
