@@ -53,6 +53,26 @@ def test_saying_there_were_no_errors_is_not_an_error(text: str) -> None:
     assert error_indicator(text) == 0.0
 
 
+# Names that hold an error word without reporting one: build settings, modules.
+NAMES = [
+    'HAVE_GAI_STRERROR = "1"',
+    "HAVE_STRERROR=1",
+    "import time:       412 |       1893 | email.errors",
+    "Requires: requests.exceptions, urllib3.exceptions",
+]
+
+
+@pytest.mark.parametrize("text", NAMES)
+def test_a_name_that_holds_an_error_word_is_not_an_error(text: str) -> None:
+    assert error_indicator(text) == 0.0
+
+
+def test_counts_named_by_their_parts_still_count() -> None:
+    for text in ("error_count=2", "num_errors=3", "total_failures: 4", "exception_count=1"):
+        assert error_indicator(text) >= 0.45, text
+    assert error_indicator("requests.exceptions.ConnectionError: refused") >= 0.45
+
+
 @pytest.mark.parametrize("text", ERRORS)
 def test_error_evidence_scores_clearly(text: str) -> None:
     assert error_indicator(text) >= 0.45

@@ -122,20 +122,24 @@ _SIGNALS: tuple[_Signal, ...] = (
         0.9,
         1,
     ),
-    # Failure counts: `3 failed`, `1 error`, `error_count=2`, `failures: 4`.
+    # Failure counts: `3 failed`, `1 error`, `error_count=2`, `num_failures: 4`. The word
+    # starts the name or one of its `_` parts: `HAVE_GAI_STRERROR=1` (a build setting that
+    # says strerror exists) counts nothing.
     _Signal(
         re.compile(
             r"\b0*[1-9]\d*\s+(?:failed|errors?|failures?)\b"
-            r"|\b\w*(?:error|fail|exception)\w*\s*[:=]\s*0*[1-9]\d*(?![\w.])"
+            r"|\b(?:\w*_)?(?:error|fail|exception)\w*\s*[:=]\s*0*[1-9]\d*(?![\w.])"
         ),
         ("fail", "error", "exception"),
         0.6,
         1,
     ),
     # Plain error words: weak one by one, capped so volume alone cannot make a log an error.
+    # Not as the last part of a dotted name (`email.errors`, `requests.exceptions` are modules
+    # a listing or an import trace names) unless it is called: `log.error("...")` logs one.
     _Signal(
         re.compile(
-            r"\b(?:errors?|exceptions?|failed|failures?|fail(?:s|ing)?|fatal|panic(?:ked|s)?"
+            r"(?:(?<!\.)|(?=\w+\())\b(?:errors?|exceptions?|failed|failures?|fail(?:s|ing)?|fatal|panic(?:ked|s)?"
             r"|crash(?:ed|es)?|abort(?:ed)?|traceback|denied|refused|timed out|unhandled|uncaught"
             r"|critical|killed)\b"
         ),
