@@ -45,7 +45,11 @@ def test_terms_split_identifiers_and_drop_function_words() -> None:
         "db",
         "tim",
         "out",
+        "databaseconnection",  # the snake_case name joined, after the terms
     ]
+    # A query that writes a name as one word meets it: VIRTUAL_ENV is virtualenv too.
+    assert "virtualenv" in lexical_terms("VIRTUAL_ENV=/srv/app/.venv")
+    assert "init" in lexical_terms("__init__.py") and len(lexical_terms("__init__")) == 1
     assert lexical_terms("東京の天気") == ["東", "京", "の", "天", "気"]
     assert lexical_terms("İstanbul ÉCOLE") == ["i̇stanbul", "école"]
 
