@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import random
 import subprocess
 import sys
@@ -96,3 +97,21 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path) -> N
     err = child.stderr.read().decode()
     assert child.wait(timeout=120) == 141
     assert "Traceback" not in err and err == ""
+    # Output smaller than the stream's buffer is written at the flush: the same.
+    small = tmp_path / "small.txt"
+    small.write_text("a few words of text\n" * 40, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # a reader that is already gone
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", script, "compress", str(small)],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141
+    assert b"Traceback" not in done.stderr and b"BrokenPipe" not in done.stderr

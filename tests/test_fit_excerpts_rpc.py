@@ -287,9 +287,17 @@ async def test_a_long_line_matches_by_the_head_it_shows(client: AsyncClient) -> 
     [entry] = result.entries
     assert "the zanzibar queue is paused" in entry.content
     [scored] = result.explain
-    assert scored.factors["lexical_relevance"] > 0  # the entry matches by all its text
     matched = {s.first_line for s in scored.segments if s.relevance > 0}
     assert 201 in matched and 101 not in matched
+    # The entry matches by all of its text: a word found only in a long line's tail.
+    lines[200] = "WARN scheduler: a queue is paused"
+    await client.put(NS, "tool/cache-log", "\n".join(lines), kind="log")
+    await client.put(NS, "note/other", "Roadmap and hiring plans for the quarter. " * 10)
+    result = await client.fit(NS, "zanzibar", 300, explain=True)
+    scores = {c.key: c for c in result.explain}
+    assert scores["tool/cache-log"].factors["lexical_relevance"] > 0
+    assert scores["note/other"].factors["lexical_relevance"] == 0
+    assert all(s.relevance == 0 for s in scores["tool/cache-log"].segments)
 
 
 async def test_a_training_log_shows_each_progress_bar_by_its_last_state(

@@ -448,7 +448,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         _check_utf8(args)
-        return int(args.run(args))
+        status = int(args.run(args))
+        sys.stdout.flush()  # here, not at exit: a closed pipe must fail inside this try
+        return status
     except (TargetError, InputError) as exc:  # the message says what to give instead
         print(f"sharedctx: {exc}", file=sys.stderr)
         return 2

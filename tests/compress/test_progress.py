@@ -37,19 +37,30 @@ def test_a_redrawn_line_keeps_its_last_state_and_counts_the_others() -> None:
 def test_line_ends_and_texts_that_redraw_nothing_are_left_as_they_are() -> None:
     windows = "first line\r\nsecond line\r\n"
     assert settle_progress(windows, never) == (windows, 0)
-    # Without any newline the carriage returns may be an old Mac file's line ends.
+    # Without any newline the carriage returns may be an old Mac file's line ends...
     mac = "first line\rsecond line\rthird line\r"
     assert settle_progress(mac, never) == (mac, 0)
+    # ...as they are on a line whose every state ends in one, after a header line.
+    rows = "name,qty,price\r" + "".join(f"item{i},{i},{i * 1.5}\r" for i in range(50))
+    assert settle_progress(f"export:\n{rows}\n", never) == (f"export:\n{rows}\n", 0)
     blank_states = "\r   \rjust one state\r\n"
     assert settle_progress(blank_states, never) == (blank_states, 0)
+    # A spinner's one-character states: the marker would be longer than they are.
+    spinner = "waiting |\r/\r-\r\\\ndone\n"
+    assert settle_progress(spinner, never) == (spinner, 0)
 
 
-def test_a_redrawn_line_that_reports_a_problem_stays_whole() -> None:
-    failing = "\rdownloading 10%\rdownloading 20%\rERROR: connection reset by peer\rretrying 0%"
-    text = "fetch model\n" + failing + "\n" + bar("upload", 5) + "\n"
-    settled, dropped = settle_progress(text, lambda line: "ERROR" in line)
-    assert failing in settled.split("\n")
-    assert dropped == 5
+def test_a_redrawn_line_that_reports_a_problem_in_any_state_stays_whole() -> None:
+    def is_error(line: str) -> bool:
+        return line.startswith(("ERROR", "E "))  # anchored, as error rules often are
+
+    for problem in ("ERROR: connection reset by peer", "E   assert 3 == 4"):
+        failing = "".join(f"\rdownloading {p}%" for p in range(0, 100, 10))
+        failing += f"\r{problem}\rretrying 0%"
+        text = "fetch model\n" + failing + "\n" + bar("upload", 5) + "\n"
+        settled, dropped = settle_progress(text, is_error)
+        assert failing in settled.split("\n")
+        assert dropped == 5
 
 
 def test_compressing_progress_output_keeps_every_final_state_and_error(

@@ -273,6 +273,13 @@ def test_segments_packed_before_heads_still_read() -> None:
     back = Segments.unpack(version_1)
     assert back is not None and back.lines.tolist() == segments.lines.tolist()
     assert back.heads.tolist() == [-1] * n
+    # Version 2 (counted before long lines and progress bars were shown as they are now)
+    # reads with its heads, and is not current: the namespace cache cuts its entry again.
+    version_2 = bytes([2]) + segments.pack()[1:]
+    older = Segments.unpack(version_2)
+    assert older is not None and older.heads.tolist() == segments.heads.tolist()
+    assert not Segments.is_current(version_2) and not Segments.is_current(version_1)
+    assert Segments.is_current(segments.pack()) and not Segments.is_current(b"")
 
 
 def heads_of(text: str, kind: str | None = "tool_output") -> list[tuple[str, str]]:
@@ -439,6 +446,13 @@ def test_a_line_longer_than_an_excerpt_shows_is_shown_by_its_head() -> None:
     assert head.endswith(f" [... {len(dump) - len(kept):,} chars omitted ...]")
     unbroken = "x" * 5000
     assert shown_line(unbroken) == "x" * LONG_LINE_CHARS + " [... 4,000 chars omitted ...]"
+    # A little over the limit is shown whole: its marker would cost more than it saves.
+    assert shown_line("y" * (LONG_LINE_CHARS + 50)) == "y" * (LONG_LINE_CHARS + 50)
+    # Any whitespace ends a head: a tab, a no-break space.
+    tabbed = "\t".join(["word"] * 400)
+    assert shown_line(tabbed).split(" [... ")[0] == tabbed[: tabbed.rfind("\t", 0, 1001)]
+    nbsp = "\u00a0".join(["mot"] * 400)
+    assert shown_line(nbsp).split(" [... ")[0] == nbsp[: nbsp.rfind("\u00a0", 0, 1001)]
     # In a log, that line is one segment counted as shown, and shown so in an excerpt.
     lines = [f"2024-05-01 10:00:{i:02d} INFO api: GET /items/{i} 200" for i in range(40)]
     lines[20] = dump
@@ -453,13 +467,42 @@ def test_a_line_longer_than_an_excerpt_shows_is_shown_by_its_head() -> None:
 
 def test_excerpt_lines_show_a_redrawn_progress_bar_by_its_last_state() -> None:
     bar = "".join(f"\rdownload: {p:3d}% {p * 163 // 100}/163 MB" for p in range(0, 101, 10))
-    failing = "\rupload: 10%\rupload: 20%\rERROR: upload failed: connection reset"
+    # A state that reports a problem is shown, before the last state, however deep it is.
+    failing = "".join(f"\rupload: {p}%" for p in range(0, 60, 5))
+    failing += "\rERROR: upload failed: connection reset\rupload: retrying 0%"
     text = f"start\n{bar}\n{failing}\r\ndone\n"
     assert excerpt_lines(text) == [
         "start",
         "download: 100% 163/163 MB [... 10 progress updates omitted]",
-        failing + "\r",  # a line that reports a problem is shown whole
+        "ERROR: upload failed: connection reset | upload: retrying 0%"
+        " [... 12 progress updates omitted]",
         "done",
     ]
     # Without any newline, carriage returns may be an old Mac file's line ends.
     assert excerpt_lines("one\rtwo\rthree") == ["one\rtwo\rthree"]
+    # ...and so they are on a line whose every state ends in one (a Mac file with a header).
+    mac = "name,qty\r" + "".join(f"item{i},{i}\r" for i in range(40))
+    assert excerpt_lines(f"exported rows:\n{mac}\n") == ["exported rows:", mac]
+    # A spinner's states are shorter than what would stand for them.
+    assert excerpt_lines("wait |\r/\r-\r\\\ndone\n") == ["wait |\r/\r-\r\\", "done"]
+
+
+def test_pytest_headers_open_blocks_only_in_the_failures_section() -> None:
+    log = [f"2024-05-01 10:00:{i:02d} INFO worker: job {i} done" for i in range(30)]
+    # Outside pytest's failures section such a line opens nothing: the log stays line by line.
+    stray = [*log[:10], "____ summary ____", *log[10:]]
+    assert len(groups("\n".join(stray) + "\n")) == len(stray)
+    # Adjacent headers, and a header right before a section line, each make a record.
+    report = [
+        "=================================== FAILURES ===================================",
+        "__________________________________ test_a __________________________________",
+        "__________________________________ test_b __________________________________",
+        "E   assert 1 == 2",
+        "__________________________________ test_c __________________________________",
+        "=========================== short test summary info ============================",
+        "FAILED test_x.py::test_b - assert 1 == 2",
+        *log,
+    ]
+    parts = groups("\n".join(report) + "\n")
+    assert parts[:6] == report[:6]
+    assert len(parts) == len(report)

@@ -38,7 +38,7 @@ def explanation_data(choice: Choice) -> dict[str, Any]:
     """The same as a JSON-ready dict."""
     return {
         "note": choice.note,
-        "unseen": list(choice.unseen),
+        "unseen": list(choice.unseen) if choice.result.compressor != "none" else [],
         "trials": [
             {
                 "compressor": t.name,

@@ -9,9 +9,14 @@ tokens, and one line is also the smallest thing an excerpt can show.
 A settled line keeps its last non-blank state and says how many it dropped:
 `epoch 2: 100%|##########| 1000/1000 [... 20 progress updates omitted]`. Unlike a terminal,
 the earlier states' longer tails are not painted under a shorter last one (CI log viewers show
-lines the same way). Lines that carry an error or a warning are left whole, so a state that
-reported a problem is never lost. A text without any newline is left as it is: there, carriage
-returns may be the line ends of an old Mac file rather than redraws.
+lines the same way). A line is settled only when that makes it shorter (a spinner's one-
+character states are not). What is not a redraw is left as it is:
+- a text without any newline, and a line whose every state ends in a carriage return without
+  one before its first: there, carriage returns are an old Mac file's line ends;
+- a carriage return just before the newline (Windows line ends).
+A state that reports an error or a warning is never dropped: compression leaves such a line
+whole (an error line is never changed), and the excerpt view keeps those states before the
+last one (`keep_notable`).
 """
 
 from __future__ import annotations
@@ -20,29 +25,46 @@ from collections.abc import Callable
 
 from .markers import omitted_marker
 
-__all__ = ["settle_line", "settle_progress"]
+__all__ = ["redraws", "settle_line", "settle_progress"]
+
+# Between the states an excerpt keeps on one line (a problem reported, then the last state).
+_STATE_JOIN = " | "
 
 
-def settle_line(line: str, is_notable: Callable[[str], bool]) -> tuple[str, int]:
-    """`line` settled: its last non-blank state plus a marker, and the number of states
-    dropped; `line` itself and 0 when it redraws nothing or `is_notable(line)` (it carries an
-    error or a warning)."""
-    # A carriage return only before the newline (Windows line ends) redraws nothing.
-    if "\r" not in line.rstrip("\r"):
+def redraws(text: str) -> bool:
+    """Whether `text` may hold redrawn lines at all: a carriage return, and a newline (without
+    any, its carriage returns are line ends)."""
+    return "\r" in text and "\n" in text
+
+
+def settle_line(
+    line: str, is_notable: Callable[[str], bool], *, keep_notable: bool = False
+) -> tuple[str, int]:
+    """`line` settled (see module docstring) and the number of states dropped; `line` itself
+    and 0 when it is not a redraw, or settling would not shorten it, or (unless
+    `keep_notable`) a state or the line reports a problem (`is_notable`)."""
+    body = line.rstrip("\r")
+    if "\r" not in body or (line.endswith("\r") and not line.startswith("\r")):
         return line, 0
-    states = [s for s in line.split("\r") if s.strip()]
-    if len(states) < 2 or is_notable(line):
+    states = [s for s in body.split("\r") if s.strip()]
+    if len(states) < 2:
         return line, 0
-    dropped = len(states) - 1
-    return f"{states[-1].rstrip()} {omitted_marker(dropped, 'progress update')}", dropped
+    flagged = [s for s in states[:-1] if is_notable(s)]
+    if not keep_notable and (flagged or is_notable(states[-1]) or is_notable(line)):
+        return line, 0
+    kept = [*flagged, states[-1]]
+    dropped = len(states) - len(kept)
+    if not dropped:
+        return line, 0
+    shown = _STATE_JOIN.join(s.strip() for s in kept) if flagged else states[-1].rstrip()
+    settled = f"{shown} {omitted_marker(dropped, 'progress update')}"
+    return (settled, dropped) if len(settled) < len(line) else (line, 0)
 
 
 def settle_progress(text: str, is_notable: Callable[[str], bool]) -> tuple[str, int]:
-    """`text` with each redrawn line settled (see module docstring), and how many states went.
-
-    `is_notable(line)` says whether a line carries an error or a warning (it is left whole).
-    """
-    if "\r" not in text or "\n" not in text:
+    """`text` with each redrawn line settled, for compression (lines that report a problem
+    stay whole), and how many states went."""
+    if not redraws(text):
         return text, 0
     lines = text.split("\n")
     total = 0

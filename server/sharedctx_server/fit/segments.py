@@ -36,8 +36,12 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
 # Wire format: version byte, segment count, then the columns (little-endian). Version 1 had
-# no heads; its blobs still read (every segment without a head).
-_VERSION = 2
+# no heads; its blobs still read (every segment without a head). Version 3 has version 2's
+# layout, counted on the excerpt view of long lines and progress bars (shown_line, settled
+# redraws): older blobs still read, and the namespace cache cuts their entries again
+# (is_current), so that a plan's costs match what is shown.
+_VERSION = 3
+_PER_SEGMENT = {1: 9, 2: 13, 3: 13}
 _HEAD = struct.Struct("<BI")
 _NO_HEADS: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
 
@@ -52,18 +56,22 @@ def omission_marker(lines: int) -> str:
 # the entry that answers would be left out whole. A log line's message comes first; its tail
 # is one `Get` away (the excerpt's line ranges name the line).
 LONG_LINE_CHARS = 1000
-# The head ends at a space when one is this close to the cut, so no word is shown halved.
+# A cut must leave out at least this much: less saves fewer tokens than its marker costs.
+_MIN_OMITTED = 100
+# The head ends at whitespace when some is this close to the cut, so no word is shown halved.
 _WORD_BACKOFF = 200
 
 
 def line_head(line: str) -> str:
-    """The part of `line` an excerpt shows: all of it, or its first LONG_LINE_CHARS
-    characters, ended at a word boundary when one is near."""
-    if len(line) <= LONG_LINE_CHARS:
+    """The part of `line` an excerpt shows: all of it, or (when it is longer than
+    LONG_LINE_CHARS by more than a little) its first LONG_LINE_CHARS characters, ended at
+    whitespace when some is near."""
+    if len(line) <= LONG_LINE_CHARS + _MIN_OMITTED:
         return line
-    head = line[:LONG_LINE_CHARS]
-    space = head.rfind(" ", LONG_LINE_CHARS - _WORD_BACKOFF)
-    return head[:space] if space > 0 else head
+    for end in range(LONG_LINE_CHARS, LONG_LINE_CHARS - _WORD_BACKOFF, -1):
+        if line[end].isspace():
+            return line[:end]
+    return line[:LONG_LINE_CHARS]
 
 
 def shown_line(line: str) -> str:
@@ -149,13 +157,18 @@ class Segments:
             )
         )
 
+    @staticmethod
+    def is_current(blob: bytes) -> bool:
+        """Whether `blob` was packed by this version's cutting rules."""
+        return len(blob) >= _HEAD.size and blob[0] == _VERSION
+
     @classmethod
     def unpack(cls, blob: bytes) -> Segments | None:
         """Inverse of pack(); None for bytes of another version or a damaged blob."""
         if len(blob) < _HEAD.size:
             return None
         version, n = _HEAD.unpack_from(blob)
-        per_segment = {1: 9, _VERSION: 13}.get(version)
+        per_segment = _PER_SEGMENT.get(version)
         if per_segment is None or len(blob) != _HEAD.size + per_segment * n:
             return None
         at = _HEAD.size
@@ -163,7 +176,7 @@ class Segments:
         tokens = np.frombuffer(blob, dtype="<u4", count=n, offset=at + 4 * n).astype(np.int64)
         errors = np.frombuffer(blob, dtype="<u1", count=n, offset=at + 8 * n) / 255.0
         heads = _NO_HEADS
-        if version == _VERSION:
+        if version >= 2:
             heads = np.frombuffer(blob, dtype="<i4", count=n, offset=at + 9 * n).astype(np.int64)
         try:
             return cls(lines, tokens, errors.astype(np.float64), heads)

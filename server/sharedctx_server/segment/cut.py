@@ -28,8 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from ..compress import detect, line_has_error, line_has_warning
-from ..compress.progress import settle_line
+from ..compress import detect
+from ..compress.error_lines import ErrorMemo, notable
+from ..compress.progress import redraws, settle_line
 from ..fit.error_signal import error_indicators
 from ..fit.segments import LONG_LINE_CHARS, Segments, joined_cost, shown_line
 from ..fit.terminal import strip_ansi
@@ -79,8 +80,11 @@ _PYTEST_WHERE = re.compile(r"^\S+:\d+: [A-Za-z_][\w.]*$")
 # line or to a section line (`==== short test summary info ====`). Inside, a failure that went
 # through several calls repeats `file:line:` locations, `_ _ _` separators and `name = value`
 # lines, none of which start a record of their own.
+# Blocks are looked for only after the section that holds them (`==== FAILURES ====` or
+# `==== ERRORS ====`): elsewhere such a line opens nothing.
 _PYTEST_BLOCK = re.compile(r"^_{3,} \S.* _{3,}$")
 _PYTEST_SECTION = re.compile(r"^={3,}( .* ={3,})?$")
+_PYTEST_FAILURES = re.compile(r"^={3,} (?:FAILURES|ERRORS) ={3,}$")
 _TRACE_START = re.compile(r"^\s*(?:Traceback \(most recent call last\)|at |File \")")
 # The unindented line that ends a Python traceback: `ValueError: bad`, `KeyboardInterrupt`.
 _TRACE_END = re.compile(r"^[A-Za-z_][\w.]*(?::\s|:?$)")
@@ -110,19 +114,27 @@ def excerpt_lines(text: str) -> list[str]:
 
 def _excerpt_view(text: str) -> tuple[list[str], bool]:
     """excerpt_lines, and whether they are a one-line JSON document's rendering."""
-    lines = text_lines(strip_ansi(text))
-    if len(lines) > 1 and "\r" in text:
-        lines = [settle_line(line, _notable)[0] for line in lines]
+    plain = strip_ansi(text)
+    lines = list(_settled_lines(plain)) if redraws(plain) else text_lines(plain)
     if len(lines) != 1 or not _ONE_LINE_JSON.match(lines[0]):
         return lines, False
     rendered = _json_rendering(lines[0])
     return (list(rendered), True) if rendered is not None else (lines, False)
 
 
-def _notable(line: str) -> bool:
-    """Whether a redrawn line reports a problem (it is then shown whole, as compression keeps
-    it)."""
-    return line_has_error(line) or line_has_warning(line)
+# Settling judges every state of every redrawn line (a 1 MiB tqdm log holds thousands), and
+# Put, the namespace cache and each Fit that shows an excerpt ask for the same text's view:
+# the last few are kept, keyed by the text.
+@functools.lru_cache(maxsize=8)
+def _settled_lines(plain: str) -> tuple[str, ...]:
+    """The lines of `plain` with redrawn progress bars settled, keeping the states that report
+    a problem before the last one (compress.progress)."""
+    memo = ErrorMemo()
+
+    def is_notable(state: str) -> bool:
+        return notable(state, memo(state))
+
+    return tuple(settle_line(line, is_notable, keep_notable=True)[0] for line in text_lines(plain))
 
 
 # Put cuts a document, the namespace cache indexes it, and every Fit that shows an excerpt of
@@ -240,18 +252,23 @@ def _records(lines: list[str]) -> list[int]:
     starts = [0]
     in_trace = False
     explained = False  # the last non-blank line was a pytest `E` line
-    in_block = False  # inside a pytest failure block, after its header line
+    failures = bool(_PYTEST_FAILURES.match(lines[0]))  # in pytest's failures section
+    header = -1  # the line of the pytest failure block we are in, -1 outside one
     for i in range(1, len(lines)):
         line = lines[i]
-        if _PYTEST_BLOCK.match(line):
+        if failures and _PYTEST_BLOCK.match(line):
             # The header is a record of its own, so that it can head its block (heads.py):
             # a block longer than a segment is cut, and every part is then named by it.
-            starts += [i, i + 1] if i + 1 < len(lines) else [i]
-            in_block = True
+            starts.append(i)
+            header = i
             continue
-        if in_block and not _PYTEST_SECTION.match(line):
+        if header >= 0 and not _PYTEST_SECTION.match(line):
+            if i == header + 1:
+                starts.append(i)  # the block's body, one record
             continue
-        in_block = False
+        header = -1
+        if _PYTEST_SECTION.match(line):
+            failures = bool(_PYTEST_FAILURES.match(line))
         if not line.strip() or continuation.match(line):
             in_trace = in_trace or bool(_TRACE_START.match(line))
             explained = explained if not line.strip() else line.startswith("E ")

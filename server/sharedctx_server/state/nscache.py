@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..embedding.codec import from_bytes
+from ..fit.segments import Segments
 from ..model import Kind, StoredEntry
 from ..segment import Segmenter
 from .nsstate import NamespaceState
@@ -193,12 +194,14 @@ class NamespaceCache:
             self._on_missing(namespace, missing)
 
     def _uncut(self, entry: StoredEntry) -> bool:
-        """Whether `entry` came without segments though this server would cut it."""
+        """Whether `entry` came without segments though this server would cut it, or with
+        segments cut by older rules (whose costs may not match what an excerpt shows)."""
         assert self._segmenter is not None
         meta = entry.meta
+        if meta.segments:
+            return not Segments.is_current(meta.segments)
         return (
-            not meta.segments
-            and meta.kind is not Kind.MESSAGE
+            meta.kind is not Kind.MESSAGE
             and meta.original_tokens >= self._segmenter.config.min_tokens
         )
 
@@ -215,9 +218,9 @@ class NamespaceCache:
                     tool_name=entry.meta.tool_name or None,
                     original_tokens=entry.meta.original_tokens,
                 )
-                if segments is not None:
-                    meta = replace(entry.meta, segments=segments.pack())
-                    entry = replace(entry, meta=meta)
+                packed = segments.pack() if segments is not None else b""
+                if packed != entry.meta.segments:
+                    entry = replace(entry, meta=replace(entry.meta, segments=packed))
             out.append(entry)
         return out
 
