@@ -195,6 +195,14 @@ def _diffs(c: _Collector) -> None:
         "git diff HEAD~12 HEAD -- server",
         lambda: run([*git, "diff", "HEAD~12", "HEAD", "--", "server"]),
     )
+    blamed = "server/sharedctx_server/fit/selection.py"
+    c.add(
+        "git blame",
+        "diff",
+        f"git blame {blamed}",
+        lambda: run([*git, "blame", blamed]),
+        tool="git",
+    )
 
 
 def _tests(c: _Collector) -> None:

@@ -9,11 +9,12 @@ Compressors compete (candidates.py, choose.py; docs/compression.md): "json" alon
 document (the adaptive sizer's number of items of large arrays, valid JSON with markers);
 else the structural compressors that understand most of the lines, "listing" (ls, find,
 tree, du), "table" (ps, kubectl, docker, pip list, CSV/TSV), "diff" (diffs, git log),
-"tests" (test runners' reports), "source" (an outline of a source file) and "markup" (HTML
-and Markdown as text), beside the generic one `detect` names: "log" (runs folded, lines
-capped by the sizer), "stacktrace" (middle frames elided) or "text" (whitespace normalised;
-short prose untouched). The smallest result that passes the checks wins; the original, with
-compressor "none", when none is smaller. Guarantees, pinned by tests/compress:
+"blame" (git blame), "tests" (test runners' reports), "source" (an outline of a source
+file) and "markup" (HTML and Markdown as text), beside the generic one `detect` names:
+"log" (runs folded, lines capped by the sizer), "stacktrace" (middle frames elided) or
+"text" (whitespace normalised; short prose untouched). The smallest result that passes the
+checks wins; the original, with compressor "none", when none is smaller. Guarantees, pinned
+by tests/compress:
 
 - every line of the original carrying an error indicator (`line_has_error`) is in the
   compressed form unchanged up to collapsed whitespace (inside JSON strings, lines end at `\\n`

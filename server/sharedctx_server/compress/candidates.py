@@ -1,7 +1,7 @@
 """Which compressors compete for a content, and why (or why not).
 
 - JSON (an array or object) is only ever compressed as JSON: any other form would not parse.
-- Each structural compressor (listing, table, diff, tests, source, markup) reads the content
+- Each structural compressor (listing, table, diff, blame, tests, source, markup) reads the content
   and says what share of its non-blank lines it understood; it competes when that share
   reaches `structural_min_share` (`prose_structural_min_share` for messages and notes, which
   markup never compresses: what people wrote stays as written).
@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .blame import plan_blame
 from .detect import detect_lines
 from .diff import plan_diff
 from .json_compress import compress_json, looks_like_json
@@ -36,13 +37,17 @@ _STRUCTURAL: tuple[Callable[[Source], Plan | None], ...] = (
     plan_listing,
     plan_table,
     plan_diff,
+    plan_blame,
     plan_tests,
     plan_source,
     plan_markup,
 )
 # Output of programs, line by line: what the generic compressor of such content would be is
-# the log compressor, the one worth skipping.
-_LINE_STRUCTURES = frozenset({"listing", "table", "diff", "tests", "source"})
+# the log compressor, the one worth skipping. For blame it would also be wrong: it folds
+# lines of code that differ only in their words (masked as a log's varying names) into
+# `[... 27 similar lines]`; the blame form keeps every line, at about three times the
+# tokens of the log compressor's on a 380-line file.
+_LINE_STRUCTURES = frozenset({"listing", "table", "diff", "blame", "tests", "source"})
 # People's own words: markup there is what they wrote, not boilerplate around it.
 _SPOKEN_KINDS = frozenset({"message", "note"})
 

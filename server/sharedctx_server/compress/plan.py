@@ -13,6 +13,7 @@ CompressorName = Literal[
     "listing",
     "table",
     "diff",
+    "blame",
     "tests",
     "source",
     "markup",

@@ -1,0 +1,98 @@
+"""`git blame` output: each run of lines from one commit under one line that names it.
+
+`git blame` prefixes every line of the file with its commit, author, time and line number
+(`3d9478b2 (Ada Lovelace 2026-12-05 08:54:13 +0000  12) return total`); on source code of
+short lines the prefixes are most of the tokens. The form says each run's commit, author
+and day once, then the run's lines as the file has them, indented by two spaces:
+
+    3d9478b2 (Ada Lovelace 2026-12-05) lines 12-14:
+      def total(xs):
+          return sum(xs)
+
+Nothing of the file is left out, and a line's commit is still one look up. A line that
+carries an error or a warning is kept as written, prefix included (an error line is never
+changed), and it ends its run.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .error_lines import notable
+from .markers import form_header
+from .plan import Attempt, Plan
+from .source import Source
+
+__all__ = ["plan_blame"]
+
+# `<sha> [<path>] (<author> <date> <time> <zone> <line>) <text>`: the default format, with
+# the path column that appears when the file was renamed; `^` marks a boundary commit.
+_LINE = re.compile(
+    r"^(?P<sha>\^?[0-9a-f]{7,40}) (?:\S+ +)?\((?P<author>.+?) +(?P<day>\d{4}-\d{2}-\d{2}) "
+    r"\d{2}:\d{2}:\d{2} [+-]\d{4} +(?P<line>\d+)\) ?(?P<text>.*)$"
+)
+_QUICK = re.compile(
+    r"^\^?[0-9a-f]{7,40} .*\(.+ \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{4} +\d+\)"
+)
+_INDENT = "  "
+
+
+@dataclass(frozen=True)
+class _Run:
+    who: str  # `sha (author day)`
+    first: int
+    last: int
+    lines: list[str]
+
+
+def plan_blame(source: Source) -> Plan | None:
+    """The blame compressor, if the content reads as `git blame` output."""
+    if _QUICK.match(source.content) is None:
+        return None
+    raw = source.raw_lines
+    parsed = [_LINE.match(line) for line in raw]
+    nonblank = sum(1 for line in raw if line.strip())
+    understood = sum(1 for m in parsed if m is not None)
+    share = understood / nonblank if nonblank else 0.0
+    reason = f"{share:.0%} of the non-blank lines are `git blame` lines"
+    return Plan("blame", share, reason, lambda: _render(source, parsed))
+
+
+def _render(source: Source, parsed: list[re.Match[str] | None]) -> Attempt:
+    out: list[str] = []
+    run: _Run | None = None
+    commits: set[str] = set()
+
+    def close() -> None:
+        if run is not None:
+            span = f"line {run.first}" if run.first == run.last else f"lines {run.first}-{run.last}"
+            out.append(f"{run.who} {span}:")
+            out.extend(run.lines)
+
+    raw = source.raw_lines
+    for line, m in zip(raw, parsed, strict=True):
+        if m is None or notable(line, source.judged.is_error_line(line)):
+            close()
+            run = None
+            out.append(line)  # not a blame line, or one that reports a problem: as written
+            continue
+        who = f"{m['sha']} ({m['author']} {m['day']})"
+        commits.add(m["sha"])
+        number = int(m["line"])
+        if run is not None and run.who == who and number == run.last + 1:
+            run.lines.append(_INDENT + m["text"] if m["text"] else "")
+            run = _Run(run.who, run.first, number, run.lines)
+            continue
+        close()
+        run = _Run(who, number, number, [_INDENT + m["text"] if m["text"] else ""])
+    close()
+    blamed = sum(1 for m in parsed if m is not None)
+    header = form_header(
+        f"git blame: {blamed} lines from {len(commits)} commits; each run's commit, author "
+        "and day said once, its lines indented under it"
+    )
+    return Attempt(
+        "\n".join([header, *out]),
+        ("each line's commit, author, time and number, said once per run of lines",),
+    )
