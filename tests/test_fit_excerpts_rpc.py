@@ -134,6 +134,31 @@ async def test_turn_strategies_excerpt_an_oversized_tool_output_instead_of_dropp
         assert "t/1" not in off.keys
 
 
+async def test_a_turn_whose_outputs_need_unequal_room_still_goes_in(client: AsyncClient) -> None:
+    # One turn, two oversized outputs: a log, and an exception on one long line whose head
+    # (its smallest excerpt) is larger than an equal share of the room.
+    error = "java.lang.IllegalStateException: ledger refused the batch: " + " ".join(
+        f"attr{i}=value{i * 31 % 977}" for i in range(2500)
+    )
+    t0 = NOW - timedelta(minutes=5)
+    await client.put_many(
+        NS,
+        [
+            PutItem(key="m/1", content="Why did resize-images and the ledger batch fail?",
+                    kind="message", role="user", event_time=t0),
+            PutItem(key="t/1", content=service_log(), kind="tool_output", tool_name="cat",
+                    event_time=t0 + timedelta(seconds=5)),
+            PutItem(key="t/2", content=error, kind="tool_output", tool_name="java",
+                    event_time=t0 + timedelta(seconds=6)),
+        ],
+    )  # fmt: skip
+    for budget in (900, 1000, 1400):
+        result = await client.fit(NS, QUERY, budget, strategy="recent", include_content=True)
+        forms = {e.key: e.form for e in result.entries}
+        assert forms == {"m/1": "compressed", "t/1": "excerpt", "t/2": "excerpt"}, budget
+        assert result.total_tokens <= budget
+
+
 async def test_a_server_with_excerpts_off_cuts_nothing_and_returns_whole_entries(
     settings: Settings, token_counter: TokenCounter
 ) -> None:

@@ -196,6 +196,18 @@ def test_plan_takes_the_best_hits_then_their_neighbours_within_the_allowance() -
     assert plan_excerpt(view, 2, marker_tokens) is None
 
 
+def test_plan_shows_no_neighbours_of_a_hit_it_could_not_show() -> None:
+    lines = [f"line {i} word" for i in range(9)]
+    lines[4] = " ".join(["dump"] * 60)  # the best hit: too large for the allowance
+    segs = segments_of(lines, [1] * 9)
+    relevance = np.zeros(9)
+    relevance[4], relevance[8] = 1.0, 0.5
+    plan = plan_excerpt(SegmentView(0, segs, relevance), 30, marker_tokens)
+    assert plan is not None and 4 not in plan.covered
+    assert 3 not in plan.covered and 5 not in plan.covered  # the big hit's neighbours
+    assert 8 in plan.covered and 7 in plan.covered  # the other hit, with its neighbour
+
+
 def test_plan_without_a_match_shows_the_end() -> None:
     view = SegmentView(0, SEGS, np.zeros(len(SEGS)))
     plan = plan_excerpt(view, 12, marker_tokens)

@@ -35,6 +35,7 @@ __all__ = [
     "excerpt_offer",
     "plan_excerpt",
     "render_excerpt",
+    "smallest_excerpt",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -219,16 +220,38 @@ def plan_excerpt(view: SegmentView, allowance: int, marker_tokens: MarkerTokens)
     """
     excerpt = Excerpt(view.segments, marker_tokens)
     count = len(view.segments)
+    ranked, picks = _picks(view)
+    _add_within(excerpt, picks, allowance)
+    # Heads and neighbours only of the hits that went in: around a hit left out, they would
+    # show what surrounds a line the excerpt does not show.
+    shown = [h for h in ranked if h in excerpt.covered]
+    heads = view.segments.heads
+    context = [[int(heads[h])] for h in shown if heads[h] >= 0]
+    context += [[n] for h in shown for n in (h - 1, h + 1) if 0 <= n < count]
+    _add_within(excerpt, context, allowance)
+    return excerpt if excerpt.covered else None
+
+
+def smallest_excerpt(view: SegmentView, marker_tokens: MarkerTokens) -> int:
+    """The tokens of the smallest excerpt plan_excerpt can make of the entry: its cheapest
+    single pick (plan_excerpt within that many tokens is never None)."""
+    empty = Excerpt(view.segments, marker_tokens)
+    return min(empty.cost_with(pick) for pick in _picks(view)[1])
+
+
+def _picks(view: SegmentView) -> tuple[list[int], list[list[int]]]:
+    """The hits, best first, and the picks that show them (each with the segment before when
+    it carries an error); without hits, no hits and the segments from the last back."""
     hits = np.flatnonzero(view.relevance > 0)
-    if hits.size:
-        ranked = hits[np.lexsort((hits, -view.relevance[hits]))].tolist()
-        picks = [[h - 1, h] if view.segments.errors[h] > 0 and h > 0 else [h] for h in ranked]
-        heads = view.segments.heads
-        picks += [[int(heads[h])] for h in ranked if heads[h] >= 0]
-        picks += [[n] for h in ranked for n in (h - 1, h + 1) if 0 <= n < count]
-    else:
-        picks = [[s] for s in range(count - 1, -1, -1)]
+    if not hits.size:
+        return [], [[s] for s in range(len(view.segments) - 1, -1, -1)]
+    ranked = hits[np.lexsort((hits, -view.relevance[hits]))].tolist()
+    errors = view.segments.errors
+    return ranked, [[h - 1, h] if errors[h] > 0 and h > 0 else [h] for h in ranked]
+
+
+def _add_within(excerpt: Excerpt, picks: Sequence[Sequence[int]], allowance: int) -> None:
+    """Add each of `picks`, in order, that keeps `excerpt` within `allowance` tokens."""
     for pick in picks:
         if excerpt.cost_with(pick) <= allowance:
             excerpt.add(pick)
-    return excerpt if excerpt.covered else None

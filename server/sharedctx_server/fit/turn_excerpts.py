@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.fit.excerpts import TURN_SHARE, Excerpt, plan_excerpt
+from sharedctx_server.fit.excerpts import TURN_SHARE, Excerpt, plan_excerpt, smallest_excerpt
 from sharedctx_server.fit.segment_relevance import MarkerTokens, Relevance
 
 __all__ = ["TurnExcerpts", "shrink_oversized"]
@@ -65,15 +65,28 @@ def shrink_oversized(
         room -= int(sum(int(entry_cost[r]) for r in small))
         if not large or room <= 0:
             continue
-        turn_plans = {}
-        for r in large:
-            view = excerpts.relevance.view(r)
-            plan = plan_excerpt(view, room // len(large), excerpts.marker_tokens)
-            if plan is None:
-                break
-            turn_plans[r] = plan
-        else:
+        turn_plans = _share_room(large, room, excerpts)
+        if turn_plans is not None:
             for r, plan in turn_plans.items():
                 costs[r] = plan.tokens
             plans.update(turn_plans)
     return costs, plans
+
+
+def _share_room(rows: list[int], room: int, excerpts: TurnExcerpts) -> dict[int, Excerpt] | None:
+    """An excerpt of each of `rows` within `room` tokens together, or None when their
+    smallest excerpts do not fit together (the turn, which goes in whole or not at all, then
+    cannot go in). Each gets its smallest excerpt's tokens (a long line's head may be most of
+    the room) and an equal share of the rest."""
+    views = [excerpts.relevance.view(r) for r in rows]
+    floors = [smallest_excerpt(view, excerpts.marker_tokens) for view in views]
+    spare = room - sum(floors)
+    if spare < 0:
+        return None
+    plans = {}
+    for r, view, floor in zip(rows, views, floors, strict=True):
+        plan = plan_excerpt(view, floor + spare // len(rows), excerpts.marker_tokens)
+        if plan is None:  # cannot happen: the smallest excerpt fits its floor
+            return None
+        plans[r] = plan
+    return plans
