@@ -506,3 +506,13 @@ def test_pytest_headers_open_blocks_only_in_the_failures_section() -> None:
     parts = groups("\n".join(report) + "\n")
     assert parts[:6] == report[:6]
     assert len(parts) == len(report)
+
+
+def test_a_bar_that_reports_a_problem_in_every_state_still_shows_its_last_state() -> None:
+    upload = "".join(f"\rERROR: upload stalled, retrying {p}%" for p in range(0, 100, 5))
+    upload += "\rupload: 100% done"
+    [line, _] = excerpt_lines(f"{upload}\ncheckpoint saved\n")
+    assert line == (
+        "ERROR: upload stalled, retrying 0% | ERROR: upload stalled, retrying 95%"
+        " | upload: 100% done [... 18 progress updates omitted]"
+    )

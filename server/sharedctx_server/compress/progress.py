@@ -14,9 +14,9 @@ character states are not). What is not a redraw is left as it is:
 - a text without any newline, and a line whose every state ends in a carriage return without
   one before its first: there, carriage returns are an old Mac file's line ends;
 - a carriage return just before the newline (Windows line ends).
-A state that reports an error or a warning is never dropped: compression leaves such a line
-whole (an error line is never changed), and the excerpt view keeps those states before the
-last one (`keep_notable`).
+A state that reports an error or a warning is never dropped by compression, which leaves such
+a line whole (an error line is never changed); the excerpt view shows the first and the last
+such state before the last state (`keep_notable`).
 """
 
 from __future__ import annotations
@@ -52,7 +52,9 @@ def settle_line(
     flagged = [s for s in states[:-1] if is_notable(s)]
     if not keep_notable and (flagged or is_notable(states[-1]) or is_notable(line)):
         return line, 0
-    kept = [*flagged, states[-1]]
+    # A bar that reports the same problem in every state (`ERROR ... retrying 40%`) would
+    # crowd the last state out of what an excerpt shows: the first and the last report do.
+    kept = [*dict.fromkeys([flagged[0], flagged[-1]]), states[-1]] if flagged else [states[-1]]
     dropped = len(states) - len(kept)
     if not dropped:
         return line, 0
