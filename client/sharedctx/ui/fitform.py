@@ -3,6 +3,7 @@ arguments, and written back as the same Fit from the command line and from Pytho
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -70,14 +71,17 @@ class FitForm:
             raw = params.get(name, "").strip()
             if not raw:
                 continue
+            label = name.replace("_", " ")
             try:
                 number: float = kind(raw)
-                if not low <= number <= high:  # also refuses NaN
-                    raise ValueError
             except ValueError:
-                label = name.replace("_", " ")
-                bounds = f"of at least {low}" if kind is float else f"from {low} to {high:,}"
-                errors.append(f"{label}: a number {bounds}, not {raw!r}")
+                number = math.nan
+            if number > high:  # past what the request's field holds
+                errors.append(f"{label}: at most {high:,}, not {raw!r}")
+                continue
+            if not low <= number:  # also refuses NaN
+                what = "a number" if kind is float else "a whole number"
+                errors.append(f"{label}: {what} of at least {low}, not {raw!r}")
                 continue
             values[name] = number
         if "run" in params:  # a submitted form: an unticked box is absent

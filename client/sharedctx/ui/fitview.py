@@ -150,7 +150,9 @@ def build(result: FitResult, form: FitForm) -> FitView:
         result=result,
         budget=form.budget,
         bar=tuple(sorted(result.entries, key=lambda e: e.rank)),
-        packed=tuple(Packed(e, mark(e.content)) for e in result.entries),
+        packed=tuple(
+            Packed(e, mark(e.content, excerpt=e.form == "excerpt")) for e in result.entries
+        ),
         context="\n\n".join(e.content for e in result.entries),
         candidates=candidates,
         left_out=left_out,

@@ -19,6 +19,11 @@ _MARKER = re.compile(
     r"|… [\d,]+ of [\d,]+ (?:items|keys) omitted; Get with full=true for all"
 )
 _HEADER = re.compile(r"^\[[^\n]*; Get with full=true for all\]$")
+# The marker line of a Fit excerpt: the lines it stands for are not shown, and counted.
+_EXCERPT_GAP = re.compile(r"^\[\.\.\. (\d+) lines? omitted \.\.\.\]$")
+# A carriage return inside a line (a progress bar redrawn in place) is shown as a symbol: a
+# browser would read it as a line break, and the page's line numbers would no longer match.
+_CARRIAGE_RETURN = "\u240d"
 # Past these, a page shows the start and links to the raw text (a browser copes, but a
 # 50 MB page helps no one).
 MAX_LINES = 5000
@@ -27,10 +32,12 @@ MAX_CHARS = 400_000
 
 @dataclass(frozen=True)
 class Line:
-    """One line of text, cut into (text, is_marker) pieces."""
+    """One line of text, cut into (text, is_marker) pieces; `label` is the line number shown
+    (in an excerpt, the entry's; none on its marker lines)."""
 
     number: int
     pieces: tuple[tuple[str, bool], ...]
+    label: str = ""
 
     @property
     def marked(self) -> bool:
@@ -68,21 +75,26 @@ def _pieces(line: str, number: int) -> tuple[tuple[str, bool], ...]:
     return tuple(out)
 
 
-def mark(text: str, find: bool = True) -> MarkedText:
+def mark(text: str, find: bool = True, excerpt: bool = False) -> MarkedText:
     """`text` as numbered lines, its omission markers found when `find` (a full form has none,
-    whatever it quotes)."""
+    whatever it quotes); an `excerpt`'s lines are labelled with the entry's line numbers."""
     all_lines = text.split("\n") if text else []
     if len(all_lines) > 1 and all_lines[-1] == "":  # a final newline ends a line, not starts one
         all_lines.pop()
     lines: list[Line] = []
     omissions: list[tuple[int, str]] = []
     chars = 0
+    in_entry = 0  # the entry's line number, for an excerpt
     for number, raw in enumerate(all_lines, start=1):
         if number > MAX_LINES or chars > MAX_CHARS:
             break
         chars += len(raw) + 1
+        raw = raw.removesuffix("\r").replace("\r", _CARRIAGE_RETURN)
         pieces = _pieces(raw, number) if find else ((raw, False),)
-        line = Line(number, pieces)
+        gap = _EXCERPT_GAP.match(raw) if excerpt else None
+        in_entry += int(gap[1]) if gap else 1
+        label = "" if gap else str(in_entry if excerpt else number)
+        line = Line(number, pieces, label)
         lines.append(line)
         omissions.extend((number, piece) for piece, flag in pieces if flag)
     return MarkedText(tuple(lines), tuple(omissions), len(all_lines), len(lines))
