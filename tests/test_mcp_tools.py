@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from sharedctx import AsyncClient
+from sharedctx import AsyncClient, PutItem
 from sharedctx.cli import main
 from sharedctx.mcp.command import INSTALL_HINT
 from sharedctx.mcp.server import build
@@ -119,3 +119,20 @@ def test_without_the_mcp_extra_the_command_says_how_to_install_it(
 def test_a_bad_pinned_namespace_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["mcp", "-n", "no spaces"]) == 2
     assert "--namespace 'no spaces'" in capsys.readouterr().err
+
+
+async def test_fits_text_with_its_headings_stays_within_the_budget(tools: Tools) -> None:
+    from sharedctx_server.tokens import TokenCounter
+
+    count = TokenCounter("o200k_base").count
+    ns = "team-b/many"
+    await tools.client().put_many(
+        ns, [PutItem(key=f"chat/{i:02d}", content=f"ok {i}", kind="message") for i in range(30)]
+    )
+    async with Client(build(tools)) as client:
+        for budget in (100, 300, 2000):
+            fit = await client.call_tool(
+                "fit", {"namespace": ns, "query": "ok", "budget_tokens": budget}
+            )
+            assert count(_text(fit)) <= budget, budget
+            assert fit.structured_content["entries"]

@@ -15,9 +15,26 @@ def iso(when: datetime | None) -> str | None:
     return when.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+# The server counts the entries' texts; the summary line and each entry's heading come on top
+# and must fit the budget too, so they are reserved before asking (reserve). About what such a
+# line takes (a key of 30 characters, an excerpt of a few ranges); headings may take at most a
+# third of the budget, which caps the entries at one per 96 tokens.
+HEADING_TOKENS = 32
+SUMMARY_TOKENS = 32
+
+
+def reserve(budget_tokens: int) -> tuple[int, int]:
+    """The budget to ask Fit for the entries' texts, and the most entries to ask for, so that
+    the text with its headings stays within `budget_tokens`."""
+    most = max(1, budget_tokens // (3 * HEADING_TOKENS))
+    return max(1, budget_tokens - SUMMARY_TOKENS - most * HEADING_TOKENS), most
+
+
 def heading(entry: FitEntry) -> str:
-    """The line above an entry's text: key, kind, time, and what an excerpt shows."""
-    parts = [entry.key, entry.kind, iso(entry.event_time) or "time unknown"]
+    """The line above an entry's text: key, kind, time (to the second), and what an excerpt
+    shows."""
+    when = entry.event_time.replace(microsecond=0) if entry.event_time else None
+    parts = [entry.key, entry.kind, iso(when) or "time unknown"]
     if entry.form == "excerpt":
         parts.append(f"excerpt: lines {format_ranges(entry)}")
     return "--- " + " | ".join(parts)
@@ -28,7 +45,7 @@ def fit_text(namespace: str, result: FitResult, budget_tokens: int) -> str:
     heading, after one summary line."""
     summary = (
         f"Fit of {namespace}: {len(result.entries)} of {result.candidates} entries, "
-        f"{result.total_tokens} of {budget_tokens} tokens, oldest first."
+        f"{result.total_tokens} tokens of text in a budget of {budget_tokens}, oldest first."
     )
     if not result.entries:
         return summary + " Nothing stored matches or fits."

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import sys
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -141,4 +142,7 @@ def run(
         async def http() -> None:
             await server.run_streamable_http_async(host=host, port=port)
 
+        # Like `serve` and `ui`, say where to connect (stdout belongs to stdio's protocol, and
+        # the SDK logs only warnings).
+        print(f"sharedctx mcp: streamable HTTP at http://{url_host}:{port}/mcp", file=sys.stderr)
         anyio.run(_serve_then_close, tools, http)

@@ -29,7 +29,7 @@ from .models import (
     PutResult,
     StatsResult,
 )
-from .render import fit_text
+from .render import fit_text, reserve
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -150,7 +150,11 @@ class Tools:
             str, Field(description="what you are working on: the task or the user's message")
         ],
         budget_tokens: Annotated[
-            int, Field(ge=1, description="most tokens the returned context may take")
+            int,
+            Field(
+                ge=1,
+                description="most tokens the returned context may take, headings included",
+            ),
         ],
         strategy: Annotated[
             StrategyName | None,
@@ -165,13 +169,15 @@ class Tools:
         ] = None,
     ) -> Annotated[CallToolResult, FitOutput]:
         """The entries that best fill the budget for the query, as text and as data."""
+        texts_budget, most = reserve(budget_tokens)
         result = await self.client().fit(
             namespace,
             query,
-            budget_tokens,
+            texts_budget,
             strategy=strategy,
             filters=filters.as_request() if filters is not None else None,
             include_content=True,
+            max_entries=most,
         )
         return CallToolResult(
             content=[TextContent(text=fit_text(namespace, result, budget_tokens))],
