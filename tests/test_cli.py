@@ -47,7 +47,9 @@ def test_put_get_keys_delete_round_trip(
     assert run(capsys, "put", *target, "notes/1")[0] == 0
 
     code, out, _ = run(capsys, "get", *target, "notes/1")
-    assert out == "from stdin\n\n"
+    assert out == "from stdin\n"  # byte for byte: `get --full > copy` is the original
+    code, out, _ = run(capsys, "get", *target, "tool/grep#7")
+    assert out == "found 3 matches"  # no newline added when not on a terminal
     code, out, _ = run(capsys, "get", *target, "tool/grep#7", "--json")
     assert json.loads(out)["kind"] == "tool_output"
     code, out, _ = run(capsys, "keys", *target, "--json")

@@ -196,7 +196,14 @@ def _put(client: Client, args: argparse.Namespace) -> None:
 
 def _get(client: Client, args: argparse.Namespace) -> None:
     entry = client.get(args.namespace, args.key, full=args.full)
-    emit(args, entry.to_dict(), entry.content)
+    if args.json:
+        emit(args, entry.to_dict(), "")
+        return
+    # The text byte for byte (`get --full > copy` is the original); a newline only to end a
+    # last line that has none, when a person reads it on a terminal.
+    sys.stdout.write(entry.content)
+    if entry.content and not entry.content.endswith("\n") and sys.stdout.isatty():
+        sys.stdout.write("\n")
 
 
 def _keys(client: Client, args: argparse.Namespace) -> None:
