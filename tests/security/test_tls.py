@@ -91,7 +91,7 @@ async def test_cli_client_trusts_the_ca_given_with_tls_ca(
         # The blocking CLI runs in a thread while this loop serves.
         assert await asyncio.to_thread(main, ["put", *common, *mine, "k", "from the CLI"]) == 0
         assert await asyncio.to_thread(main, ["get", *common, *mine, "k", "--full"]) == 0
-        assert capsys.readouterr().out.endswith("from the CLI\n")
+        assert capsys.readouterr().out.endswith("from the CLI")
         assert await asyncio.to_thread(main, ["get", *common, "--timeout", "3", "k"]) == 1
         assert "UNAVAILABLE" in capsys.readouterr().err
 
