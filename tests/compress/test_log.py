@@ -14,6 +14,7 @@ from sharedctx_server.compress import (
 from sharedctx_server.compress.masking import line_keys
 from sharedctx_server.tokens import TokenCounter
 
+from ..support.tool_outputs import PYTEST_FAILURES
 from .strategies import letters_name
 
 COUNTED = re.compile(r"^\[\.\.\. (\d+) (?:similar lines?|lines? omitted)\]$")
@@ -211,7 +212,7 @@ def test_pytest_failing_source_lines_are_kept_however_far_from_their_explanation
 ) -> None:
     # `pytest -q` with a failure raised a call down: each call has its `>` line, and the `E`
     # lines come only at the bottom of the block.
-    text = PYTEST_Q.replace("<sp>", " ")
+    text = PYTEST_Q
     out = compress(text, count_tokens=token_counter.count, kind="tool_output").text
     assert out != text
     kept = [" ".join(line.split()) for line in out.split("\n")]
@@ -219,55 +220,14 @@ def test_pytest_failing_source_lines_are_kept_however_far_from_their_explanation
     assert '> assert warehouse["sku"].startswith("GADGET")' in kept
 
 
-PYTEST_Q = """plugins/loop.py:306: DeprecationWarning: the fixture loop scope is unset.
+PYTEST_Q = (
+    """plugins/loop.py:306: DeprecationWarning: the fixture loop scope is unset.
 The event loop scope for asynchronous fixtures will default to the fixture scope. Future \
 versions will default the loop scope for asynchronous fixtures to "function" scope. Set the \
 default fixture loop scope explicitly in order to avoid unexpected behavior in the future.
 
   warnings.warn(DeprecationWarning(LOOP_SCOPE_UNSET))
 .FF............F                                                         [100%]
-=================================== FAILURES ===================================
-____________________________ test_reserve_too_many _____________________________
-
-warehouse = {'available': 5, 'sku': 'WIDGET-42'}
-
-    def test_reserve_too_many(warehouse):
->       assert reserve(warehouse, 9)["available"] == 0
-               ^^^^^^^^^^^^^^^^^^^^^
-
-test_inventory.py:17:<sp>
-_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _<sp>
-
-stock = {'available': 5, 'sku': 'WIDGET-42'}, qty = 9
-
-    def reserve(stock, qty):
-        if qty > stock["available"]:
->           raise ValueError(f"insufficient stock: wanted {qty}, have {stock['available']}")
-E           ValueError: insufficient stock: wanted 9, have 5
-
-test_inventory.py:5: ValueError
-_______________________________ test_sku_format ________________________________
-
-warehouse = {'available': 5, 'sku': 'WIDGET-42'}
-
-    def test_sku_format(warehouse):
->       assert warehouse["sku"].startswith("GADGET")
-E       AssertionError: assert False
-E        +  where False = <built-in method startswith of str object at 0x7f27a16c2930>('GADGET')
-E        +    where <built-in method startswith of str object> = 'WIDGET-42'.startswith
-
-test_inventory.py:20: AssertionError
-_____________________________ test_price_rounding ______________________________
-
-    def test_price_rounding():
->       assert round(2.675, 2) == 2.68
-E       assert 2.67 == 2.68
-E        +  where 2.67 = round(2.675, 2)
-
-test_inventory.py:27: AssertionError
-=========================== short test summary info ============================
-FAILED test_inventory.py::test_reserve_too_many - ValueError: insufficient st...
-FAILED test_inventory.py::test_sku_format - AssertionError: assert False
-FAILED test_inventory.py::test_price_rounding - assert 2.67 == 2.68
-3 failed, 13 passed in 0.92s
 """
+    + PYTEST_FAILURES
+)

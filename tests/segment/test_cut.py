@@ -12,6 +12,8 @@ from sharedctx_server.fit.segments import LONG_LINE_CHARS, joined_cost, shown_li
 from sharedctx_server.segment import SegmentConfig, cut_segments, excerpt_lines, text_lines
 from sharedctx_server.tokens import TokenCounter
 
+from ..support.tool_outputs import PYTEST_FAILURES
+
 TOKENS = TokenCounter("o200k_base")
 SMALL = SegmentConfig(min_tokens=0)
 
@@ -98,37 +100,7 @@ def test_a_pytest_failure_block_is_one_record_with_its_explanation_and_location(
     assert segments is not None and segments.heads.tolist()[4] == 3
 
 
-# A failure raised a few calls down: pytest repeats locations, separators and arguments
-# (its location and separator lines end in a space, written `\x20` here).
-NESTED = """=================================== FAILURES ===================================
-____________________________ test_reserve_too_many _____________________________
-
-warehouse = {'available': 5, 'sku': 'WIDGET-42'}
-
-    def test_reserve_too_many(warehouse):
->       assert reserve(warehouse, 9)["available"] == 0
-
-test_inventory.py:17:\x20
-_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _\x20
-
-stock = {'available': 5, 'sku': 'WIDGET-42'}, qty = 9
-
-    def reserve(stock, qty):
-        if qty > stock["available"]:
->           raise ValueError(f"insufficient stock: wanted {qty}, have {stock['available']}")
-E           ValueError: insufficient stock: wanted 9, have 5
-
-test_inventory.py:5: ValueError
-_______________________________ test_sku_format ________________________________
-
-    def test_sku_format(warehouse):
->       assert warehouse["sku"].startswith("GADGET")
-E       AssertionError: assert False
-
-test_inventory.py:20: AssertionError
-=========================== short test summary info ============================
-FAILED test_inventory.py::test_reserve_too_many - ValueError: insufficient st...
-"""
+NESTED = PYTEST_FAILURES
 
 
 def test_a_failure_raised_calls_down_stays_in_its_block_under_its_test_name() -> None:

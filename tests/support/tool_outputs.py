@@ -126,3 +126,54 @@ def git_log(commits: int = 14) -> str:
         out.append(f" {len(files)} files changed, 57 insertions(+), 12 deletions(-)")
         out.append("")
     return "\n".join(out)
+
+
+# pytest's failures section (default output) for two failures and one raised a call down:
+# pytest repeats locations, `_ _ _` separators and arguments inside the block; its location
+# and separator lines end in a space (written `\x20` here).
+PYTEST_FAILURES = """\
+=================================== FAILURES ===================================
+____________________________ test_reserve_too_many _____________________________
+
+warehouse = {'available': 5, 'sku': 'WIDGET-42'}
+
+    def test_reserve_too_many(warehouse):
+>       assert reserve(warehouse, 9)["available"] == 0
+               ^^^^^^^^^^^^^^^^^^^^^
+
+test_inventory.py:17:\x20
+_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _\x20
+
+stock = {'available': 5, 'sku': 'WIDGET-42'}, qty = 9
+
+    def reserve(stock, qty):
+        if qty > stock["available"]:
+>           raise ValueError(f"insufficient stock: wanted {qty}, have {stock['available']}")
+E           ValueError: insufficient stock: wanted 9, have 5
+
+test_inventory.py:5: ValueError
+_______________________________ test_sku_format ________________________________
+
+warehouse = {'available': 5, 'sku': 'WIDGET-42'}
+
+    def test_sku_format(warehouse):
+>       assert warehouse["sku"].startswith("GADGET")
+E       AssertionError: assert False
+E        +  where False = <built-in method startswith of str object at 0x7f27a16c2930>('GADGET')
+E        +    where <built-in method startswith of str object> = 'WIDGET-42'.startswith
+
+test_inventory.py:20: AssertionError
+_____________________________ test_price_rounding ______________________________
+
+    def test_price_rounding():
+>       assert round(2.675, 2) == 2.68
+E       assert 2.67 == 2.68
+E        +  where 2.67 = round(2.675, 2)
+
+test_inventory.py:27: AssertionError
+=========================== short test summary info ============================
+FAILED test_inventory.py::test_reserve_too_many - ValueError: insufficient st...
+FAILED test_inventory.py::test_sku_format - AssertionError: assert False
+FAILED test_inventory.py::test_price_rounding - assert 2.67 == 2.68
+3 failed, 13 passed in 0.92s
+"""
