@@ -78,3 +78,10 @@ def write_budget_report(
     png_path = Path(plot) if plot else json_path.with_suffix(".png")
     png_path.write_bytes(line_plot_png(series, x_label="budget (tokens)", y_label=y_label))
     return json_path, png_path
+
+
+def table_row(
+    label: str, cells: Sequence[str], spent: Mapping[str, float], budgets: Sequence[int]
+) -> str:
+    """One row of a budget benchmark's table: its label, a cell per budget, mean tokens spent."""
+    return label + "".join(cells) + "   " + " / ".join(f"{spent[str(b)]:.0f}" for b in budgets)

@@ -39,7 +39,7 @@ from sharedctx import AsyncClient, PutItem
 from sharedctx_server.fit.lexical import TermStats, lexical_terms
 from sharedctx_server.tokens import TokenCounter
 
-from ._plot import budget_arguments, write_budget_report
+from ._plot import budget_arguments, table_row, write_budget_report
 from ._procs import target_or_own_server
 from .quality import Progress
 
@@ -278,12 +278,8 @@ def print_table(report: dict[str, Any], budgets: Sequence[int]) -> None:
     for mode, variants in report["recall"].items():
         for variant, recalls in variants.items():
             spent = report["mean_tokens"][mode][variant]
-            print(
-                f"{mode:14} {variant:11}"
-                + "".join(f"{recalls[str(b)]:>8.3f}" for b in budgets)
-                + "   "
-                + " / ".join(f"{spent[str(b)]:.0f}" for b in budgets)
-            )
+            cells = [f"{recalls[str(b)]:>8.3f}" for b in budgets]
+            print(table_row(f"{mode:14} {variant:11}", cells, spent, budgets))
     print(f"budget violations: {len(report['budget_violations'])}")
 
 

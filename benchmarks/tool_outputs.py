@@ -53,7 +53,7 @@ from sharedctx import AsyncClient, PutItem
 from sharedctx_server.tokens import TokenCounter
 
 from . import compression_inputs as inputs
-from ._plot import budget_arguments, write_budget_report
+from ._plot import budget_arguments, table_row, write_budget_report
 from ._procs import target_or_own_server
 from .compression_corpus import cap_lines, have, python, run, site_packages
 from .quality import Progress
@@ -629,12 +629,8 @@ def print_table(report: dict[str, Any], budgets: Sequence[int]) -> None:
     print(f"{'mode':14}" + "".join(f"{b:>14}" for b in budgets) + "   mean tokens")
     for mode, counts in report["answered"].items():
         shares, spent = report["share"][mode], report["mean_tokens"][mode]
-        print(
-            f"{mode:14}"
-            + "".join(f"{f'{counts[str(b)]}/{n} {shares[str(b)]:.2f}':>14}" for b in budgets)
-            + "   "
-            + " / ".join(f"{spent[str(b)]:.0f}" for b in budgets)
-        )
+        cells = [f"{f'{counts[str(b)]}/{n} {shares[str(b)]:.2f}':>14}" for b in budgets]
+        print(table_row(f"{mode:14}", cells, spent, budgets))
     print(f"budget violations: {len(report['budget_violations'])}")
 
 

@@ -38,12 +38,19 @@ _QUICK = re.compile(
 _INDENT = "  "
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Run:
-    who: str  # `sha (author day)`
+    """Consecutive lines of one commit: `sha (author day)`, their numbers, their text."""
+
+    who: str
     first: int
     last: int
     lines: list[str]
+
+    def render(self) -> list[str]:
+        first, last = self.first, self.last
+        span = f"line {first}" if first == last else f"lines {first}-{last}"
+        return [f"{self.who} {span}:", *self.lines]
 
 
 def plan_blame(source: Source) -> Plan | None:
@@ -60,39 +67,30 @@ def plan_blame(source: Source) -> Plan | None:
 
 
 def _render(source: Source, parsed: list[re.Match[str] | None]) -> Attempt:
-    out: list[str] = []
-    run: _Run | None = None
-    commits: set[str] = set()
-
-    def close() -> None:
-        if run is not None:
-            span = f"line {run.first}" if run.first == run.last else f"lines {run.first}-{run.last}"
-            out.append(f"{run.who} {span}:")
-            out.extend(run.lines)
-
     raw = source.raw_lines
+    out: list[str | _Run] = []  # lines kept as written, and runs
+    run: _Run | None = None
     for line, m in zip(raw, parsed, strict=True):
         if m is None or notable(line, source.judged.is_error_line(line)):
-            close()
             run = None
             out.append(line)  # not a blame line, or one that reports a problem: as written
             continue
-        who = f"{m['sha']} ({m['author']} {m['day']})"
-        commits.add(m["sha"])
-        number = int(m["line"])
+        who, number = f"{m['sha']} ({m['author']} {m['day']})", int(m["line"])
+        text = _INDENT + m["text"] if m["text"] else ""
         if run is not None and run.who == who and number == run.last + 1:
-            run.lines.append(_INDENT + m["text"] if m["text"] else "")
-            run = _Run(run.who, run.first, number, run.lines)
-            continue
-        close()
-        run = _Run(who, number, number, [_INDENT + m["text"] if m["text"] else ""])
-    close()
+            run.last = number
+            run.lines.append(text)
+        else:
+            run = _Run(who, number, number, [text])
+            out.append(run)
+    commits = {m["sha"] for m in parsed if m is not None}
     blamed = sum(1 for m in parsed if m is not None)
     header = form_header(
         f"git blame: {blamed} lines from {len(commits)} commits; each run's commit, author "
         "and day said once, its lines indented under it"
     )
+    body = [part for item in out for part in ([item] if isinstance(item, str) else item.render())]
     return Attempt(
-        "\n".join([header, *out]),
+        "\n".join([header, *body]),
         ("each line's commit, author, time and number, said once per run of lines",),
     )

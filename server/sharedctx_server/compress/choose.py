@@ -21,7 +21,7 @@ from ..fit.terminal import strip_ansi
 from .candidates import candidates, generic_plan
 from .config import CompressConfig
 from .detect import looks_binary
-from .error_lines import ErrorMemo, notable
+from .error_lines import ErrorMemo
 from .markers import has_marker
 from .plan import COMPRESSORS, Compressed, CompressorName, Plan
 from .progress import settle_progress
@@ -147,7 +147,7 @@ def _terminal_view(content: str, memo: ErrorMemo) -> tuple[str, tuple[str, ...]]
     """`content` as a terminal shows it, and what that view left out, in words."""
     plain = strip_ansi(content)
     left_out: tuple[str, ...] = ("escape sequences",) if plain != content else ()
-    settled, updates = settle_progress(plain, lambda line: notable(line, memo(line)))
+    settled, updates = settle_progress(plain, memo.notable)
     if updates:
         left_out += ("progress bar updates (counted)",)
     return settled, left_out

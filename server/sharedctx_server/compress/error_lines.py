@@ -248,6 +248,10 @@ class ErrorMemo:
             answer = self._seen[key] = _may_be_error(key) and line_has_error(key)
         return answer
 
+    def notable(self, line: str) -> bool:
+        """Whether `line` carries an error (remembered) or a warning: `notable` of it."""
+        return notable(line, self(line))
+
     def flags(self, units: Sequence[str]) -> list[bool]:
         """The answer for every unit: one scan over those not judged yet, the predicate only
         where it points. A document judged whole first makes later questions about its

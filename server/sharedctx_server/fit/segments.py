@@ -25,6 +25,7 @@ import numpy.typing as npt
 __all__ = [
     "LONG_LINE_CHARS",
     "Segments",
+    "is_long_line",
     "joined_cost",
     "line_head",
     "marker_tokens",
@@ -62,11 +63,16 @@ _MIN_OMITTED = 100
 _WORD_BACKOFF = 200
 
 
+def is_long_line(line: str) -> bool:
+    """Whether an excerpt shows `line` by its head: it is longer than LONG_LINE_CHARS by
+    more than a little."""
+    return len(line) > LONG_LINE_CHARS + _MIN_OMITTED
+
+
 def line_head(line: str) -> str:
-    """The part of `line` an excerpt shows: all of it, or (when it is longer than
-    LONG_LINE_CHARS by more than a little) its first LONG_LINE_CHARS characters, ended at
-    whitespace when some is near."""
-    if len(line) <= LONG_LINE_CHARS + _MIN_OMITTED:
+    """The part of `line` an excerpt shows: all of it, or (is_long_line) its first
+    LONG_LINE_CHARS characters, ended at whitespace when some is near."""
+    if not is_long_line(line):
         return line
     for end in range(LONG_LINE_CHARS, LONG_LINE_CHARS - _WORD_BACKOFF, -1):
         if line[end].isspace():
@@ -77,8 +83,10 @@ def line_head(line: str) -> str:
 def shown_line(line: str) -> str:
     """`line` as an excerpt shows it: its head (line_head) and, when that is not all of it, a
     marker counting the characters left out."""
+    if not is_long_line(line):
+        return line
     head = line_head(line)
-    return line if head is line else f"{head} [... {len(line) - len(head):,} chars omitted ...]"
+    return f"{head} [... {len(line) - len(head):,} chars omitted ...]"
 
 
 # o200k_base pre-tokenises a run of punctuation together with the newlines and slashes after

@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from ..compress import detect
-from ..compress.error_lines import ErrorMemo, notable
+from ..compress.error_lines import ErrorMemo
 from ..compress.progress import redraws, settle_line
 from ..fit.error_signal import error_indicators
-from ..fit.segments import LONG_LINE_CHARS, Segments, joined_cost, shown_line
+from ..fit.segments import Segments, is_long_line, joined_cost, shown_line
 from ..fit.terminal import strip_ansi
 from .heads import segment_heads
 
@@ -129,11 +129,7 @@ def _excerpt_view(text: str) -> tuple[list[str], bool]:
 def _settled_lines(plain: str) -> tuple[str, ...]:
     """The lines of `plain` with redrawn progress bars settled, keeping the states that report
     a problem before the last one (compress.progress)."""
-    memo = ErrorMemo()
-
-    def is_notable(state: str) -> bool:
-        return notable(state, memo(state))
-
+    is_notable = ErrorMemo().notable
     return tuple(settle_line(line, is_notable, keep_notable=True)[0] for line in text_lines(plain))
 
 
@@ -190,7 +186,7 @@ def cut_segments(
         return None
     lines, rendered = _excerpt_view(text)
     # One line is cut only when it is long: its head is then an excerpt of it (shown_line).
-    long_line = len(lines) == 1 and len(lines[0]) > LONG_LINE_CHARS
+    long_line = len(lines) == 1 and is_long_line(lines[0])
     if not rendered and len(lines) < 2 and not long_line:
         return None
     shape = "json" if rendered else detect(strip_ansi(text), kind, tool_name)
@@ -204,7 +200,7 @@ def cut_segments(
     if len(starts) < 2 and not long_line:
         return None
     bounds = [*starts, len(lines)]
-    # Each segment's text as an excerpt shows it: a line over LONG_LINE_CHARS by its head.
+    # Each segment's text as an excerpt shows it: a long line by its head.
     texts = [
         "\n".join(map(shown_line, lines[a:b])) + "\n"
         for a, b in zip(bounds, bounds[1:], strict=False)
