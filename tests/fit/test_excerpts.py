@@ -27,7 +27,7 @@ from sharedctx_server.fit import (
     select_entries,
 )
 from sharedctx_server.fit.excerpt_items import BLOCK_MEMBERS, REPEAT_FREE
-from sharedctx_server.fit.excerpts import Excerpt, plan_excerpt
+from sharedctx_server.fit.excerpts import LEAD, Excerpt, plan_excerpt
 from sharedctx_server.fit.segment_index import HEAD_TERM_SHARE, line_shape
 
 SETTINGS = settings(max_examples=120, deadline=None)
@@ -297,26 +297,42 @@ def test_without_an_offer_the_same_entry_is_too_large() -> None:
 
 
 def test_matching_lines_win_over_a_whole_entry_that_would_eat_the_budget() -> None:
-    # Entry 0 fits whole (40 of 50 tokens) but its match is one small segment: an excerpt
-    # leaves room for entry 1.
+    # Entry 0 fits whole (40 of 60 tokens) but its match is one small segment: an excerpt
+    # leaves room for entry 1, which is nearly as good.
     whole = int(SEGS.tokens.sum())
-    sel = fill([0.9, 0.5], [whole, 20], [needle(0)], budget_tokens=60, keep_recent=0)
+    sel = fill([0.9, 0.85], [whole, 20], [needle(0)], budget_tokens=60, keep_recent=0)
+    assert sel.forms.tolist() == [Form.EXCERPT, Form.COMPRESSED]
+
+
+def test_the_entry_that_clearly_leads_goes_in_whole_when_it_fits() -> None:
+    # Entry 0 scores LEAD times entry 1 or more: what the query is about, whole, shows its
+    # lines that match weakly too, which the excerpt would leave to entry 1.
+    whole = int(SEGS.tokens.sum())
+    sel = fill([0.9, 0.9 / LEAD], [whole, 20], [needle(0)], budget_tokens=60, keep_recent=0)
+    assert sel.indices.tolist() == [0] and sel.forms.tolist() == [Form.COMPRESSED]
+    # Not when it does not fit, nor when its whole form is a compressed one that left lines out.
+    sel = fill([0.9, 0.5], [whole, 20], [needle(0)], budget_tokens=whole - 1, keep_recent=0)
+    assert sel.forms.tolist() == [Form.EXCERPT, Form.COMPRESSED]
+    sel = fill([0.9, 0.5], [whole, 20], [needle(0)], comp=[4, 20], budget_tokens=60,
+               keep_recent=0)  # fmt: skip
     assert sel.forms.tolist() == [Form.EXCERPT, Form.COMPRESSED]
 
 
 def test_a_full_form_request_turns_an_excerpt_whole_when_the_budget_allows() -> None:
     big = int(SEGS.tokens.sum())
-    sel = fill([0.9], [big], [needle(0)], budget_tokens=big + 5, keep_recent=0, form=Form.FULL)
-    assert sel.forms.tolist() == [Form.FULL] and not sel.excerpts
-    sel = fill([0.9], [big], [needle(0)], budget_tokens=big + 5, keep_recent=0)
-    assert sel.forms.tolist() == [Form.EXCERPT]  # the compressed form may lack the lines
+    # Entry 1 (one token), nearly as good, does not match: entry 0 leads no one by LEAD.
+    opts: dict[str, Any] = {"budget_tokens": big + 6, "keep_recent": 0}
+    sel = fill([0.9, 0.87], [big, 1], [needle(0)], form=Form.FULL, **opts)
+    assert sel.forms.tolist() == [Form.FULL, Form.FULL] and not sel.excerpts
+    sel = fill([0.9, 0.87], [big, 1], [needle(0)], **opts)
+    assert sel.forms[0] == Form.EXCERPT  # the compressed form may lack the lines
 
 
 def test_a_large_newest_entry_is_not_promised_a_place_whole() -> None:
     big = int(SEGS.tokens.sum())
     # Row 1 is the newest and fits whole, but would take most of the budget: it competes
     # instead, and row 0's matching lines go first.
-    sel = fill([0.9, 0.2], [big, big], [needle(0)], cut=frozenset({0, 1}), budget_tokens=big + 2)
+    sel = fill([0.9, 0.85], [big, big], [needle(0)], cut=frozenset({0, 1}), budget_tokens=big + 2)
     assert sel.forms[sel.indices.tolist().index(0)] == Form.EXCERPT
 
 

@@ -100,6 +100,42 @@ def test_a_pytest_failure_block_is_one_record_with_its_explanation_and_location(
     assert segments is not None and segments.heads.tolist()[4] == 3
 
 
+UNITTEST = """test_kelvin (test_units.Conv.test_kelvin) ... FAIL
+test_parse (test_units.Conv.test_parse) ... ERROR
+
+======================================================================
+ERROR: test_parse (test_units.Conv.test_parse)
+----------------------------------------------------------------------
+Traceback (most recent call last):
+  File "/srv/test_units.py", line 8, in test_parse
+    int("12a")
+ValueError: invalid literal for int() with base 10: '12a'
+
+======================================================================
+FAIL: test_kelvin (test_units.Conv.test_kelvin)
+----------------------------------------------------------------------
+Traceback (most recent call last):
+  File "/srv/test_units.py", line 6, in test_kelvin
+    self.assertAlmostEqual(0 + 273.15, 273.0, places=2)
+AssertionError: 273.15 != 273.0 within 2 places
+
+----------------------------------------------------------------------
+Ran 2 tests in 0.001s
+
+FAILED (failures=1, errors=1)
+"""
+
+
+def test_a_rule_stays_with_the_record_it_closes_or_underlines() -> None:
+    # unittest's `FAIL: test_x` and the traceback under its rule are one record: an excerpt
+    # that shows the name shows why it failed.
+    records = groups(UNITTEST)
+    fail = next(r for r in records if r.startswith("FAIL: test_kelvin"))
+    assert fail.rstrip("\n-").endswith("AssertionError: 273.15 != 273.0 within 2 places")
+    assert not any(r.lstrip("\n").startswith(("---", "===")) for r in records)
+    assert records[-2].startswith("Ran 2 tests") and records[-1].startswith("FAILED")
+
+
 NESTED = PYTEST_FAILURES
 
 

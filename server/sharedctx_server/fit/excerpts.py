@@ -51,6 +51,11 @@ KEPT_SHARE = 0.8
 DENSITY = 2.0
 # A hit is strong when its rho is at least this share of the namespace's best.
 STRONG_HIT = 0.5
+# An entry whose score is at least LEAD times every other's is what the query is about: whole,
+# when it fits, it shows the lines that match it weakly too (a record's other fields, the
+# traceback under a failing test's name), which its excerpt would leave to better-scored hits
+# of lesser entries.
+LEAD = 1.1
 # RELEVANT / RECENT: an oversized tool output's excerpt takes at most this share of the budget.
 TURN_SHARE = 0.5
 
@@ -202,6 +207,9 @@ def excerpt_offer(
             & (omits | (whole > WHOLE_SHARE * budget))
             & (strong_tokens * DENSITY <= text_tokens)
         )
+        only &= ~_clear_lead(
+            np.where(relevance.candidates, entry_scores, np.nan), whole_costs, budget, whole_omits
+        )
     return ExcerptOffer(
         relevance=relevance,
         items=hit_items(relevance, entry_scores, budget, marker_tokens),
@@ -210,6 +218,23 @@ def excerpt_offer(
         only=only,
         marker_tokens=marker_tokens,
     )
+
+
+def _clear_lead(
+    scores: FloatArray, whole_costs: IntArray, budget: int, whole_omits: BoolArray | None
+) -> BoolArray:
+    """The entry that leads every other by LEAD (NaN scores: not candidates), if its whole
+    form fits the budget and shows all its lines (a mask over rows: at most one)."""
+    lead = np.zeros(scores.size, dtype=np.bool_)
+    ranked = np.where(np.isfinite(scores), scores, -np.inf)
+    if ranked.size == 0:
+        return lead
+    top = int(np.argmax(ranked))
+    others = np.delete(ranked, top)
+    runner_up = float(others.max()) if others.size else -np.inf
+    fits = whole_costs[top] <= budget and not (whole_omits is not None and whole_omits[top])
+    lead[top] = fits and ranked[top] > 0 and ranked[top] >= LEAD * max(runner_up, 0.0)
+    return lead
 
 
 def plan_excerpt(view: SegmentView, allowance: int, marker_tokens: MarkerTokens) -> Excerpt | None:

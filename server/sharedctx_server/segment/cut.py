@@ -88,6 +88,9 @@ _PYTEST_FAILURES = re.compile(r"^={3,} (?:FAILURES|ERRORS) ={3,}$")
 _TRACE_START = re.compile(r"^\s*(?:Traceback \(most recent call last\)|at |File \")")
 # The unindented line that ends a Python traceback: `ValueError: bad`, `KeyboardInterrupt`.
 _TRACE_END = re.compile(r"^[A-Za-z_][\w.]*(?::\s|:?$)")
+# A rule of dashes or equals signs (unittest's `-----` under `FAIL: test_x`, report borders)
+# says nothing of its own: it stays with the record before it, which it closes or underlines.
+_RULE = re.compile(r"^\s*(?:-{10,}|={10,})\s*$")
 _HEADING = re.compile(r"^#{1,6} ")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
@@ -265,7 +268,7 @@ def _records(lines: list[str]) -> list[int]:
         header = -1
         if _PYTEST_SECTION.match(line):
             failures = bool(_PYTEST_FAILURES.match(line))
-        if not line.strip() or continuation.match(line):
+        if not line.strip() or continuation.match(line) or _RULE.match(line):
             in_trace = in_trace or bool(_TRACE_START.match(line))
             explained = explained if not line.strip() else line.startswith("E ")
             continue
