@@ -340,9 +340,10 @@ async def test_a_training_log_shows_each_progress_bar_by_its_last_state(
         lines += [bar, f"INFO epoch {epoch} done, checkpoint ckpt/epoch-{epoch}.pt"]
     lines[41] = "ERROR epoch 21 diverged: loss is nan; restored ckpt/epoch-20.pt"
     await client.put(NS, "tool/train", "\n".join(lines) + "\n", kind="log", tool_name="python")
-    result = await client.fit(NS, "which epoch diverged?", 300, include_content=True)
+    # Under the compressed form's 193 tokens (which shows the same two lines): an excerpt.
+    result = await client.fit(NS, "which epoch diverged?", 150, include_content=True)
     [entry] = result.entries
-    assert entry.form == "excerpt" and result.total_tokens <= 300
+    assert entry.form == "excerpt" and result.total_tokens <= 150
     assert "ERROR epoch 21 diverged" in entry.content
     # The bar before it, as the terminal ended up showing it.
     assert "epoch 21: 100%|##########| 60/60" in entry.content
@@ -369,3 +370,31 @@ async def test_a_one_line_output_larger_than_the_budget_is_shown_by_its_head(
     await client.put(NS, "chat/long", error, kind="message")
     explained = await client.fit(NS, "why did the payment capture fail?", 800, explain=True)
     assert {c.key: c.segments for c in explained.explain}["chat/long"] == ()
+
+
+async def test_a_compressed_form_without_the_lines_that_answer_does_not_stand_in(
+    client: AsyncClient,
+) -> None:
+    # `python -X importtime`: every line says "import time", so what matches is spread over
+    # the whole output, and its compressed form folds the lines into one shape. It cannot
+    # show how long `ssl` took; the lines that can are what goes in.
+    modules = [f"pkg{k}.module{k}" for k in range(150)]
+    modules[97], modules[120] = "_ssl", "ssl"
+    text = "import time: self [us] | cumulative | imported package\n" + "".join(
+        f"import time: {137 * k % 4000 + 90:>9} | {211 * k % 9000 + 90:>10} | {' ' * (k % 5)}{m}\n"
+        for k, m in enumerate(modules)
+    )
+    await client.put(NS, "tool/importtime", text, kind="tool_output", tool_name="python")
+    # Among other outputs, some of which name ssl too: "import time" tells lines apart about
+    # as well as "ssl" does, and the lines that say only "import time" match strongly as well.
+    apt = "".join(f"Unpacking ssl-cert-{k} (3.0.{k}) over (3.0.{k - 1}) ...\n" for k in range(300))
+    web = "".join(
+        f"10.0.0.{k % 250} GET /api/v1/items/{k} 200 {k * 7 % 900}ms\n" for k in range(1000)
+    )
+    await client.put(NS, "tool/apt", apt, kind="log", tool_name="apt-get")
+    await client.put(NS, "log/web", web, kind="log")
+    stored = await client.get(NS, "tool/importtime")
+    assert "| ssl" not in stored.content  # the compressed form
+    result = await client.fit(NS, "how long did importing ssl take?", 800, include_content=True)
+    entry = next(e for e in result.entries if e.key == "tool/importtime")
+    assert entry.form == "excerpt" and "| ssl\n" in entry.content

@@ -3,6 +3,7 @@ whole entries (docs/excerpts.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sharedctx_server.fit import (
-    KEPT_SHARE,
     Fill,
     Form,
     Reason,
@@ -248,7 +248,7 @@ def fill(
         whole,
         options.budget_tokens,
         marker_tokens,
-        whole_omits=whole < KEPT_SHARE * full,  # as the Fit service: a compressed form omits
+        full_costs=None if options.form is Form.FULL else full,  # as the Fit service
     )
     return select_entries(
         np.asarray(scores, dtype=np.float64),
@@ -346,6 +346,26 @@ def test_a_compressed_form_that_may_lack_the_matching_lines_does_not_stand_in_fo
     for comp in (big, int(0.9 * big)):
         sel = fill([0.9], [big], [needle(0)], comp=[comp], budget_tokens=4 * big, keep_recent=0)
         assert sel.forms.tolist() == [Form.COMPRESSED]
+
+
+def test_a_compressed_form_known_to_lack_the_best_line_does_not_stand_in() -> None:
+    big = int(SEGS.tokens.sum())
+
+    def shown(flags: list[int]) -> Segments:
+        return dataclasses.replace(SEGS, in_compressed=np.asarray(flags, dtype=np.int64))
+
+    # Every line matches a little, line 5 best: not concentrated, so a small compressed form
+    # goes in whole when it is not known to leave line 5 out (no flags, or flags that say
+    # it shows it), and only an excerpt goes in when it is.
+    spread = SegmentView(0, SEGS, np.full(len(SEGS), 0.6))
+    spread.relevance[5] = 1.0
+    lacks = [0 if k == 5 else 1 for k in range(len(SEGS))]
+    shows = [1 if k == 5 else 0 for k in range(len(SEGS))]
+    for segs, form in ((SEGS, Form.COMPRESSED), (shown(shows), Form.COMPRESSED),
+                       (shown(lacks), Form.EXCERPT)):  # fmt: skip
+        sel = fill([0.9], [big], [spread], comp=[4], segs=segs, budget_tokens=100, keep_recent=0)
+        assert sel.forms.tolist() == [form]
+    assert 5 in sel.excerpts[0].covered
 
 
 def test_the_line_that_matches_best_wins_over_a_slightly_better_entrys_line() -> None:

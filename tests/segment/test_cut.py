@@ -257,13 +257,44 @@ def test_packed_segments_round_trip_and_damage_is_refused() -> None:
     assert back.tokens.tolist() == segments.tokens.tolist()
     assert np.allclose(back.errors, segments.errors, atol=1 / 255)
     assert back.heads.tolist() == segments.heads.tolist()
+    assert back.in_compressed.tolist() == segments.in_compressed.tolist()
     assert Segments.unpack(segments.pack()[:-1]) is None
     assert Segments.unpack(b"\x09" + segments.pack()[1:]) is None
-    # A head after its segment is damage too.
-    bad = Segments(segments.lines, segments.tokens, segments.errors, np.full(len(segments), -1))
+    # A head after its segment is damage too, and so is a flag other than 1, 0 and -1.
+    n = len(segments)
+    bad = Segments(segments.lines, segments.tokens, segments.errors, np.full(n, -1))
     blob = bytearray(bad.pack())
-    blob[-4:] = (len(segments) - 1).to_bytes(4, "little", signed=True)
+    blob[-n - 4 : -n] = (n - 1).to_bytes(4, "little", signed=True)
     assert Segments.unpack(bytes(blob)) is None
+    blob = bytearray(bad.pack())
+    blob[-1] = 7
+    assert Segments.unpack(bytes(blob)) is None
+
+
+def test_segments_know_whether_the_compressed_form_shows_them() -> None:
+    compressed = "\n".join(
+        [
+            "2024-05-01 10:00:01  ERROR worker: job resize-images failed",  # re-spaced
+            "Traceback (most recent call last):",
+            '  File "/srv/app/jobs/resize.py", line 88, in run',
+            "    blob = storage.fetch(key)",
+            "ConnectionError: connection refused",
+            "[... 5 lines omitted ...]",
+        ]
+    )
+    segments = cut_segments(
+        LOG,
+        kind="log",
+        tool_name=None,
+        original_tokens=TOKENS.count(LOG),
+        count_tokens=TOKENS.count,
+        config=SMALL,
+        compressed=compressed,
+    )
+    assert segments is not None and cut(LOG) is not None
+    # The failing job's record is shown whole, the lines around it are not.
+    assert segments.in_compressed.tolist() == [0, 1, 0, 0, 0]
+    assert cut(LOG).in_compressed.tolist() == [-1] * len(segments)  # no compressed form
 
 
 def test_segments_packed_before_heads_still_read() -> None:
@@ -283,11 +314,17 @@ def test_segments_packed_before_heads_still_read() -> None:
     assert back.heads.tolist() == [-1] * n
     # Version 2 (counted before long lines and progress bars were shown as they are now)
     # reads with its heads, and is not current: the namespace cache cuts its entry again.
-    version_2 = bytes([2]) + segments.pack()[1:]
+    version_2 = bytes([2]) + segments.pack()[1 : -len(segments)]
     older = Segments.unpack(version_2)
     assert older is not None and older.heads.tolist() == segments.heads.tolist()
     assert not Segments.is_current(version_2) and not Segments.is_current(version_1)
     assert Segments.is_current(segments.pack()) and not Segments.is_current(b"")
+    # Version 3 (before segments knew what the compressed form shows) reads as not knowing,
+    # and stays: the cache cuts from the full form alone and could not know either.
+    version_3 = bytes([3]) + segments.pack()[1 : -len(segments)]
+    third = Segments.unpack(version_3)
+    assert third is not None and third.in_compressed.tolist() == [-1] * n
+    assert Segments.is_current(version_3)
 
 
 def heads_of(text: str, kind: str | None = "tool_output") -> list[tuple[str, str]]:

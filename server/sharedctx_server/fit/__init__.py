@@ -21,7 +21,7 @@ from sharedctx_server.fit.adaptive_sizer import (
     simhash,
     sizer_profile,
 )
-from sharedctx_server.fit.excerpts import KEPT_SHARE, excerpt_offer, render_excerpt
+from sharedctx_server.fit.excerpts import excerpt_offer, render_excerpt
 from sharedctx_server.fit.factors import (
     error_indicator,
     forward_references,
@@ -120,7 +120,6 @@ __all__ = [
     "Segments",
     "TurnExcerpts",
     "excerpt_offer",
-    "KEPT_SHARE",
     "marker_tokens",
     "omission_marker",
     "render_excerpt",

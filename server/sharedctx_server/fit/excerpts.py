@@ -51,6 +51,10 @@ KEPT_SHARE = 0.8
 DENSITY = 2.0
 # A hit is strong when its rho is at least this share of the namespace's best.
 STRONG_HIT = 0.5
+# An entry's best hits: rho at least this share of its best. A compressed form that leaves
+# all of them out does not stand in for the entry (the `ssl` lines of `python -X importtime`,
+# where every line matches "import time").
+OWN_STRONG = 0.8
 # An entry whose score is at least LEAD times every other's is what the query is about: whole,
 # when it fits, it shows the lines that match it weakly too (a record's other fields, the
 # traceback under a failing test's name), which its excerpt would leave to better-scored hits
@@ -178,16 +182,17 @@ def excerpt_offer(
     whole_costs: IntArray,
     budget: int,
     marker_tokens: MarkerTokens,
-    whole_omits: BoolArray | None = None,
+    full_costs: IntArray | None = None,
 ) -> ExcerptOffer:
     """The offer for a SCORED fill over the rows of `entry_scores`; `whole_costs[row]`: the
-    entry's smallest whole form; `whole_omits[row]`: that form is a compressed one, which may
-    leave out the lines that matched (None: no row's does)."""
+    entry's smallest whole form; `full_costs[row]`: its full form's, where a whole form
+    cheaper than that is the compressed one (None: every whole form is the full form)."""
     n = entry_scores.size
     table = relevance.table
     cut = np.zeros(n, dtype=np.bool_)
     has_hits = np.zeros(n, dtype=np.bool_)
     only = np.zeros(n, dtype=np.bool_)
+    omits = np.zeros(n, dtype=np.bool_)
     if len(table):
         rho = relevance.rho
         best = relevance.per_entry_max(rho)
@@ -199,17 +204,21 @@ def excerpt_offer(
         # compressed form is cheaper but need not hold the lines that matched.
         text_tokens = np.add.reduceat(table.tokens, table.bounds[:-1])
         whole = whole_costs[table.slots]
-        # Whole, a compressed form may have dropped the very lines that matched: then the
-        # excerpt is the only form that surely shows them, whatever the whole form costs.
-        omits = whole_omits[table.slots] if whole_omits is not None else False
-        only[table.slots] = (
-            (best > 0)
-            & (omits | (whole > WHOLE_SHARE * budget))
-            & (strong_tokens * DENSITY <= text_tokens)
+        concentrated = strong_tokens * DENSITY <= text_tokens
+        lacks = np.zeros(table.slots.size, dtype=np.bool_)
+        if full_costs is not None:
+            full = full_costs[table.slots]
+            # Whole, a compressed form may have dropped the very lines that matched: then the
+            # excerpt is the only form that surely shows them, whatever the whole form costs.
+            # One well under the full form's size is taken to leave lines out (KEPT_SHARE);
+            # one known to leave out all the entry's best hits does (_compressed_lacks).
+            lacks = (whole < full) & _compressed_lacks(relevance, best)
+            omits[table.slots] = lacks | (whole < KEPT_SHARE * full)
+        only[table.slots] = (best > 0) & (
+            lacks | ((omits[table.slots] | (whole > WHOLE_SHARE * budget)) & concentrated)
         )
-        only &= ~_clear_lead(
-            np.where(relevance.candidates, entry_scores, np.nan), whole_costs, budget, whole_omits
-        )
+        only &= ~_clear_lead(np.where(relevance.candidates, entry_scores, np.nan), whole_costs,
+                             budget, omits)  # fmt: skip
     return ExcerptOffer(
         relevance=relevance,
         items=hit_items(relevance, entry_scores, budget, marker_tokens),
@@ -220,8 +229,21 @@ def excerpt_offer(
     )
 
 
+def _compressed_lacks(relevance: Relevance, best: FloatArray) -> BoolArray:
+    """Per cut entry (table order): its compressed form is known to leave out every one of
+    its best hits, those with rho at least OWN_STRONG of its best (Segments.in_compressed).
+    One that shows some of them (the last frames of a traceback whose every frame matches)
+    may stand in."""
+    table = relevance.table
+    starts = table.bounds[:-1]
+    own_best = np.repeat(best, np.diff(table.bounds))
+    top = (relevance.rho > 0) & (relevance.rho >= OWN_STRONG * own_best)
+    left_out = np.add.reduceat((top & (table.in_compressed == 0)).astype(np.int64), starts)
+    return np.asarray(left_out == np.add.reduceat(top.astype(np.int64), starts), dtype=np.bool_)
+
+
 def _clear_lead(
-    scores: FloatArray, whole_costs: IntArray, budget: int, whole_omits: BoolArray | None
+    scores: FloatArray, whole_costs: IntArray, budget: int, whole_omits: BoolArray
 ) -> BoolArray:
     """The entry that leads every other by LEAD (NaN scores: not candidates), if its whole
     form fits the budget and shows all its lines (a mask over rows: at most one)."""
@@ -232,7 +254,7 @@ def _clear_lead(
     top = int(np.argmax(ranked))
     others = np.delete(ranked, top)
     runner_up = float(others.max()) if others.size else -np.inf
-    fits = whole_costs[top] <= budget and not (whole_omits is not None and whole_omits[top])
+    fits = whole_costs[top] <= budget and not whole_omits[top]
     lead[top] = fits and ranked[top] > 0 and ranked[top] >= LEAD * max(runner_up, 0.0)
     return lead
 

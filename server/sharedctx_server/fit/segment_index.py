@@ -75,8 +75,9 @@ class _Postings(NamedTuple):
 class SegmentTable:
     """Every cut entry's segments end to end: entry `slots[k]` holds flat positions
     `bounds[k]` to `bounds[k + 1]`; per flat position, its entry's slot, its index inside the
-    entry, its tokens, error evidence, shape (line_shape) and head (Segments.heads: an index
-    inside the entry, or -1)."""
+    entry, its tokens, error evidence, shape (line_shape), head (Segments.heads: an index
+    inside the entry, or -1) and whether the compressed form shows it (Segments.in_compressed:
+    1, 0, or -1 for not known)."""
 
     slots: IntArray
     bounds: IntArray
@@ -86,6 +87,7 @@ class SegmentTable:
     errors: FloatArray
     shapes: IntArray
     heads: IntArray
+    in_compressed: IntArray
 
     def __len__(self) -> int:
         return int(self.slot_of.size)
@@ -241,6 +243,7 @@ class SegmentIndex:
                 if entries
                 else np.zeros(0, np.int64),
                 heads=flat("heads", np.int64),  # type: ignore[arg-type]
+                in_compressed=flat("in_compressed", np.int64),  # type: ignore[arg-type]
             )
         return self._table
 

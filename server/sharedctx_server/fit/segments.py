@@ -40,11 +40,14 @@ FloatArray = npt.NDArray[np.float64]
 # no heads; its blobs still read (every segment without a head). Version 3 has version 2's
 # layout, counted on the excerpt view of long lines and progress bars (shown_line, settled
 # redraws): older blobs still read, and the namespace cache cuts their entries again
-# (is_current), so that a plan's costs match what is shown.
-_VERSION = 3
-_PER_SEGMENT = {1: 9, 2: 13, 3: 13}
+# (is_current), so that a plan's costs match what is shown. Version 4 adds whether the
+# compressed form shows each segment; a version 3 blob reads as not knowing, and stays (the
+# cache cuts from the full form alone and could not know either).
+_VERSION = 4
+_CURRENT = (3, 4)
+_PER_SEGMENT = {1: 9, 2: 13, 3: 13, 4: 14}
 _HEAD = struct.Struct("<BI")
-_NO_HEADS: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+_NOT_GIVEN: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
 
 
 def omission_marker(lines: int) -> str:
@@ -112,23 +115,30 @@ class Segments:
     """Per segment, in text order: its line count, its tokens (text plus newline, counted
     alone, see joined_cost), its error evidence in [0, 1] and its head: the earlier segment
     that says what it is part of (a table's header row, the `commit` line of a `git log`
-    record, a folder's line in `ls -lR`, a Markdown heading), or -1."""
+    record, a folder's line in `ls -lR`, a Markdown heading), or -1; and whether the entry's
+    compressed form shows it (`in_compressed`: every line of it is a line of that form, 1;
+    some line is not, 0; not known, -1: no compressed form was given, or an older blob)."""
 
     lines: IntArray
     tokens: IntArray
     errors: FloatArray
-    heads: IntArray = field(default_factory=lambda: _NO_HEADS)  # not given: -1 for each
+    heads: IntArray = field(default_factory=lambda: _NOT_GIVEN)  # not given: -1 for each
+    in_compressed: IntArray = field(default_factory=lambda: _NOT_GIVEN)  # not given: -1
 
     def __post_init__(self) -> None:
         n = self.lines.shape[0]
-        if self.heads is _NO_HEADS:
-            object.__setattr__(self, "heads", np.full(n, -1, dtype=np.int64))
-        if self.tokens.shape != (n,) or self.errors.shape != (n,) or self.heads.shape != (n,):
+        for name in ("heads", "in_compressed"):
+            if getattr(self, name) is _NOT_GIVEN:
+                object.__setattr__(self, name, np.full(n, -1, dtype=np.int64))
+        columns = (self.tokens, self.errors, self.heads, self.in_compressed)
+        if any(column.shape != (n,) for column in columns):
             raise ValueError("Segments columns must have the same length")
         if n and int(self.lines.min()) < 1:
             raise ValueError("every segment holds at least one line")
         if n and bool((self.heads >= np.arange(n)).any()):
             raise ValueError("a segment's head comes before it")
+        if n and not np.isin(self.in_compressed, (-1, 0, 1)).all():
+            raise ValueError("in_compressed is 1, 0 or -1")
 
     def __len__(self) -> int:
         return int(self.lines.shape[0])
@@ -162,13 +172,14 @@ class Segments:
                 self.tokens.astype("<u4").tobytes(),
                 errors.tobytes(),
                 self.heads.astype("<i4").tobytes(),
+                self.in_compressed.astype("<i1").tobytes(),
             )
         )
 
     @staticmethod
     def is_current(blob: bytes) -> bool:
         """Whether `blob` was packed by this version's cutting rules."""
-        return len(blob) >= _HEAD.size and blob[0] == _VERSION
+        return len(blob) >= _HEAD.size and blob[0] in _CURRENT
 
     @classmethod
     def unpack(cls, blob: bytes) -> Segments | None:
@@ -183,10 +194,13 @@ class Segments:
         lines = np.frombuffer(blob, dtype="<u4", count=n, offset=at).astype(np.int64)
         tokens = np.frombuffer(blob, dtype="<u4", count=n, offset=at + 4 * n).astype(np.int64)
         errors = np.frombuffer(blob, dtype="<u1", count=n, offset=at + 8 * n) / 255.0
-        heads = _NO_HEADS
+        heads = in_compressed = _NOT_GIVEN
         if version >= 2:
             heads = np.frombuffer(blob, dtype="<i4", count=n, offset=at + 9 * n).astype(np.int64)
+        if version >= 4:
+            shown = np.frombuffer(blob, dtype="<i1", count=n, offset=at + 13 * n)
+            in_compressed = shown.astype(np.int64)
         try:
-            return cls(lines, tokens, errors.astype(np.float64), heads)
+            return cls(lines, tokens, errors.astype(np.float64), heads, in_compressed)
         except ValueError:
             return None

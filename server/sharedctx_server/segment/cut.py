@@ -27,6 +27,7 @@ from decimal import Decimal
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..compress import detect
 from ..compress.error_lines import ErrorMemo
@@ -62,6 +63,7 @@ class SegmentConfig:
 
 
 DEFAULT_SEGMENTS = SegmentConfig()
+IntArray = npt.NDArray[np.int64]
 
 _TRACE_LINE = (
     r"Traceback \(most recent call last\)|During handling of the above exception"
@@ -182,9 +184,11 @@ def cut_segments(
     original_tokens: int,
     count_tokens: Callable[[str], int],
     config: SegmentConfig = DEFAULT_SEGMENTS,
+    compressed: str | None = None,
 ) -> Segments | None:
     """The segments of an entry's full form, or None when it is not cut (a message, a small
-    entry, a single line no longer than an excerpt shows whole)."""
+    entry, a single line no longer than an excerpt shows whole). With the entry's
+    `compressed` form, each segment says whether that form shows it (_in_compressed)."""
     if kind == "message" or original_tokens < config.min_tokens:
         return None
     lines, rendered = _excerpt_view(text)
@@ -217,7 +221,22 @@ def cut_segments(
         tokens=np.asarray(tokens, dtype=np.int64),
         errors=np.asarray(error_indicators(texts), dtype=np.float64),
         heads=np.asarray(heads, dtype=np.int64),
+        in_compressed=_in_compressed(lines, bounds, compressed),
     )
+
+
+def _in_compressed(lines: list[str], bounds: list[int], compressed: str | None) -> IntArray:
+    """Per segment (`bounds`), 1 when every non-blank line of it is a line of `compressed`
+    (how it is spaced aside: a compressor may re-space), else 0; -1 for each without a
+    compressed form. A Fit then knows whether the compressed form, whole, shows the lines
+    that matched its query."""
+    count = len(bounds) - 1
+    if compressed is None:
+        return np.full(count, -1, dtype=np.int64)
+    shown = {" ".join(line.split()) for line in text_lines(strip_ansi(compressed))}
+    seen = np.asarray([not line.strip() or " ".join(line.split()) in shown for line in lines])
+    missing = np.add.reduceat((~seen).astype(np.int64), bounds[:-1]) if count else seen[:0]
+    return np.asarray(missing == 0, dtype=np.int64)
 
 
 class Segmenter:
@@ -229,7 +248,13 @@ class Segmenter:
         self.config = config
 
     def __call__(
-        self, text: str, *, kind: str | None, tool_name: str | None, original_tokens: int
+        self,
+        text: str,
+        *,
+        kind: str | None,
+        tool_name: str | None,
+        original_tokens: int,
+        compressed: str | None = None,
     ) -> Segments | None:
         """The segments of an entry's full form, or None when it is not cut."""
         return cut_segments(
@@ -239,6 +264,7 @@ class Segmenter:
             original_tokens=original_tokens,
             count_tokens=self._count,
             config=self.config,
+            compressed=compressed,
         )
 
 

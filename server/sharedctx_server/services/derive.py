@@ -68,6 +68,7 @@ class EntryDeriver:
                 kind=kind,
                 tool_name=entry.meta.tool_name or None,
                 original_tokens=original,
+                compressed=entry.compressed,
             )
         meta = replace(
             entry.meta,

@@ -17,7 +17,6 @@ import numpy.typing as npt
 
 from ..embedding.query_cache import QueryCache
 from ..fit import (
-    KEPT_SHARE,
     Form,
     Relevance,
     Strategy,
@@ -183,7 +182,7 @@ class FitService:
                 whole,
                 query.selection.budget_tokens,
                 self._marker_tokens,
-                whole_omits=_whole_omits(query.selection.form, whole, orig),
+                full_costs=None if query.selection.form is Form.FULL else orig,
             )
         selection = select_entries(
             scored.scores,
@@ -242,16 +241,6 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
     index = state.segments
     raw = index.bm25(terms) if terms else np.zeros(len(index.table()))
     return Relevance.of(index.table(), raw, eligible, index.segments_of)
-
-
-def _whole_omits(
-    form: Form, whole: npt.NDArray[np.int64], full: npt.NDArray[np.int64]
-) -> BoolArray | None:
-    """Per entry, whether the whole form it would enter as is a compressed one that left
-    lines out (KEPT_SHARE), so may lack the lines that matched (docs/excerpts.md)."""
-    if form is Form.FULL:
-        return None
-    return np.asarray(whole < KEPT_SHARE * full, dtype=np.bool_)
 
 
 def _relevance_text(state: NamespaceState, row: int) -> str:
