@@ -43,6 +43,7 @@ def test_terms_split_identifiers_and_drop_function_words() -> None:
         "connection",
         "prod",
         "db",
+        "2",  # a single digit is a term ("epoch 3"); a single letter is not
         "tim",
         "out",
         "databaseconnection",  # the snake_case name joined, after the terms
@@ -57,7 +58,7 @@ def test_terms_split_identifiers_and_drop_function_words() -> None:
 def test_inflections_meet_but_identifiers_stay() -> None:
     assert lexical_terms("failed fails failing fail") == ["fail"] * 4
     assert lexical_terms("stories carried class status") == ["story", "carry", "class", "statu"]
-    assert lexical_terms("http500 v2.3 is") == ["http500", "v2"]
+    assert lexical_terms("http500 v2.3 is a") == ["http500", "v2", "3"]
     # A stem's final "e" goes, so words whose inflections drop or keep it meet them.
     assert set(lexical_terms("upgrade upgrades upgraded upgrading")) == {"upgrad"}
     assert set(lexical_terms("package packages")) == {"packag"}

@@ -6,13 +6,13 @@ touches only the postings of the query's terms, never every entry.
 
 Tokens here are for ranking only and are deliberately broader than the relevance battery's
 `content_tokens` (whose definition is frozen by its calibration): Unicode words and numbers,
-lowercased (casefolded), 2+ characters or any single CJK character, minus a short list of
-English function words, and a light suffix folding (`failed`, `fails`, `failing` -> `fail`;
-`stories` -> `story`; a stem's final `e` goes: `upgrade`, `upgraded` -> `upgrad`) so
-inflections meet: it lifted LoCoMo evidence recall by about two points at every budget.
-Only regular suffixes of words of 4+ letters go; identifiers, error codes and numbers are
-otherwise matched as written. A snake_case name counts as its parts
-and once more joined (docs/fit.md).
+lowercased (casefolded), of 2+ characters, or a single digit (`epoch 3`) or CJK character,
+minus a short list of English function words, and a light suffix folding (`failed`, `fails`,
+`failing` -> `fail`; `stories` -> `story`; a stem's final `e` goes: `upgrade`, `upgraded` ->
+`upgrad`) so inflections meet: it lifted LoCoMo evidence recall by about two points at every
+budget. Only regular suffixes of words of 4+ letters go; identifiers, error codes and numbers
+are otherwise matched as written. A snake_case name counts as its parts and once more joined
+(docs/fit.md).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def lexical_terms(text: str) -> list[str]:
     terms = [
         fold_suffix(t)
         for t in _TERM.findall(folded)
-        if t not in _STOP_WORDS and (len(t) >= 2 or _CJK_SINGLE.match(t) is not None)
+        if t not in _STOP_WORDS and (len(t) >= 2 or t.isdigit() or _CJK_SINGLE.match(t) is not None)
     ]
     if "_" in folded:
         for name in _SNAKE.findall(folded):
