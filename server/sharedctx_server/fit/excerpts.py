@@ -217,8 +217,8 @@ def excerpt_offer(
         only[table.slots] = (best > 0) & (
             lacks | ((omits[table.slots] | (whole > WHOLE_SHARE * budget)) & concentrated)
         )
-        only &= ~_clear_lead(np.where(relevance.candidates, entry_scores, np.nan), whole_costs,
-                             budget, omits)  # fmt: skip
+        candidates = np.where(relevance.candidates, entry_scores, np.nan)
+        only &= ~_clear_lead(candidates, whole_costs, budget, omits)
     return ExcerptOffer(
         relevance=relevance,
         items=hit_items(relevance, entry_scores, budget, marker_tokens),
