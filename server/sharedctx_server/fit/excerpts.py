@@ -51,10 +51,6 @@ KEPT_SHARE = 0.8
 DENSITY = 2.0
 # A hit is strong when its rho is at least this share of the namespace's best.
 STRONG_HIT = 0.5
-# An entry's best hits: rho at least this share of its best. A compressed form that leaves
-# all of them out does not stand in for the entry (the `ssl` lines of `python -X importtime`,
-# where every line matches "import time").
-OWN_STRONG = 0.8
 # An entry whose score is at least LEAD times every other's is what the query is about: whole,
 # when it fits, it shows the lines that match it weakly too (a record's other fields, the
 # traceback under a failing test's name), which its excerpt would leave to better-scored hits
@@ -231,13 +227,13 @@ def excerpt_offer(
 
 def _compressed_lacks(relevance: Relevance, best: FloatArray) -> BoolArray:
     """Per cut entry (table order): its compressed form is known to leave out every one of
-    its best hits, those with rho at least OWN_STRONG of its best (Segments.in_compressed).
-    One that shows some of them (the last frames of a traceback whose every frame matches)
-    may stand in."""
+    its best hits, those that match as well as its best (Segments.in_compressed): the `ssl`
+    lines of `python -X importtime`, where every line matches "import time". One that shows
+    one of them (the first frame of a traceback whose every frame matches) may stand in."""
     table = relevance.table
     starts = table.bounds[:-1]
     own_best = np.repeat(best, np.diff(table.bounds))
-    top = (relevance.rho > 0) & (relevance.rho >= OWN_STRONG * own_best)
+    top = (relevance.rho > 0) & (relevance.rho >= own_best)
     left_out = np.add.reduceat((top & (table.in_compressed == 0)).astype(np.int64), starts)
     return np.asarray(left_out == np.add.reduceat(top.astype(np.int64), starts), dtype=np.bool_)
 
