@@ -311,9 +311,9 @@ def test_the_entry_that_clearly_leads_goes_in_whole_when_it_fits() -> None:
     sel = fill([0.9, 0.9 / LEAD], [whole, 20], [needle(0)], budget_tokens=60, keep_recent=0)
     assert sel.indices.tolist() == [0] and sel.forms.tolist() == [Form.COMPRESSED]
     # Not when it does not fit, nor when its whole form is a compressed one that left lines out.
-    sel = fill([0.9, 0.5], [whole, 20], [needle(0)], budget_tokens=whole - 1, keep_recent=0)
+    sel = fill([0.9, 0.75], [whole, 20], [needle(0)], budget_tokens=whole - 1, keep_recent=0)
     assert sel.forms.tolist() == [Form.EXCERPT, Form.COMPRESSED]
-    sel = fill([0.9, 0.5], [whole, 20], [needle(0)], comp=[4, 20], budget_tokens=60,
+    sel = fill([0.9, 0.75], [whole, 20], [needle(0)], comp=[4, 20], budget_tokens=60,
                keep_recent=0)  # fmt: skip
     assert sel.forms.tolist() == [Form.EXCERPT, Form.COMPRESSED]
 
@@ -417,7 +417,7 @@ def test_repeats_of_one_line_give_way_to_a_line_that_says_something_else() -> No
     assert line_shape(["42", "0x1f"]) == 0  # nothing but numbers: no shape
     relevance = np.zeros(len(SEGS))
     relevance[alike] = 0.9
-    relevance[last] = 0.6
+    relevance[last] = 0.7  # 0.7 / 0.9 of the best lines: above their neighbours' CONTEXT_SHARE
     expected = [*alike[:REPEAT_FREE], last]
     room = Excerpt(SEGS, marker_tokens)
     room.add(expected)

@@ -41,7 +41,7 @@ BoolArray = npt.NDArray[np.bool_]
 # How strongly an entry's score weighs its hits' (entry_weight).
 ENTRY_EXPONENT = 0.25
 # What a hit's neighbouring segment is worth, as a share of the hit's score.
-CONTEXT_SHARE = 0.5
+CONTEXT_SHARE = 0.7
 # What a hit's head is worth: more than a neighbour, since it says what the line is part of
 # (which columns, which commit, which folder), and once shown it serves every hit below it.
 HEAD_SHARE = 0.75
