@@ -145,10 +145,12 @@ def render_excerpt(lines: Sequence[str], ranges: Sequence[tuple[int, int]]) -> s
 @dataclass(frozen=True, eq=False)
 class ExcerptOffer:
     """What a SCORED fill may excerpt, over the n candidate rows: which are cut entries,
-    which of those hold a hit, which enter only as excerpts (whole, they would take more than
-    WHOLE_SHARE of the budget while their strong hits, at least STRONG_HIT of the namespace's
-    best, hold at most 1/DENSITY of their tokens: an excerpt carries clearly more relevance
-    per token), and the fill items of the hits."""
+    which of those hold a hit, which enter only as excerpts (excerpt_offer: whole, they would
+    take more than WHOLE_SHARE of the budget, or come as a compressed form that may leave out
+    what matched, while their strong hits, at least STRONG_HIT of the namespace's best, hold
+    at most 1/DENSITY of their tokens; or their compressed form is known to show none of
+    their best hits; unless the entry leads every other by LEAD and fits whole), and the fill
+    items of the hits."""
 
     relevance: Relevance
     items: ExcerptItems
