@@ -26,7 +26,7 @@ from sharedctx_server.fit import (
     render_excerpt,
     select_entries,
 )
-from sharedctx_server.fit.excerpt_items import BLOCK_MEMBERS, REPEAT_FREE
+from sharedctx_server.fit.excerpt_items import BLOCK_MEMBERS, ITEM_EXPONENT, REPEAT_FREE
 from sharedctx_server.fit.excerpts import LEAD, Excerpt, plan_excerpt
 from sharedctx_server.fit.segment_index import HEAD_TERM_SHARE, line_shape
 
@@ -311,9 +311,9 @@ def test_the_entry_that_clearly_leads_goes_in_whole_when_it_fits() -> None:
     sel = fill([0.9, 0.9 / LEAD], [whole, 20], [needle(0)], budget_tokens=60, keep_recent=0)
     assert sel.indices.tolist() == [0] and sel.forms.tolist() == [Form.COMPRESSED]
     # Not when it does not fit, nor when its whole form is a compressed one that left lines out.
-    sel = fill([0.9, 0.75], [whole, 20], [needle(0)], budget_tokens=whole - 1, keep_recent=0)
+    sel = fill([0.9, 0.85], [whole, 20], [needle(0)], budget_tokens=whole - 1, keep_recent=0)
     assert sel.forms.tolist() == [Form.EXCERPT, Form.COMPRESSED]
-    sel = fill([0.9, 0.75], [whole, 20], [needle(0)], comp=[4, 20], budget_tokens=60,
+    sel = fill([0.9, 0.85], [whole, 20], [needle(0)], comp=[4, 20], budget_tokens=60,
                keep_recent=0)  # fmt: skip
     assert sel.forms.tolist() == [Form.EXCERPT, Form.COMPRESSED]
 
@@ -389,8 +389,9 @@ def test_the_line_that_matches_best_wins_over_a_slightly_better_entrys_line() ->
 
 
 def test_an_excerpt_only_entry_goes_before_whole_entries_it_outscores() -> None:
-    # Entry 0 (0.9) matches weakly next to entry 2's strong line, so its line scores far below
-    # entry 1 (0.8), a whole entry without a match that would fill the budget alone. Kept
+    # Entry 0 (0.9) matches weakly next to entry 2's strong line (in an entry that matters
+    # little), so its line scores far below entry 1 (0.8), a whole entry without a match that
+    # would fill the budget alone. Kept
     # from going in whole to show its lines, entry 0 still goes before entries it outscores.
     big = int(SEGS.tokens.sum())
     one = Excerpt(SEGS, marker_tokens)
@@ -398,7 +399,7 @@ def test_an_excerpt_only_entry_goes_before_whole_entries_it_outscores() -> None:
     budget = one.tokens + 2
     weak, strong = needle(0), needle(2)
     weak.relevance[5] = 0.3
-    sel = fill([0.9, 0.8, 0.3], [big, budget - 1, big], [weak, strong],
+    sel = fill([0.9, 0.8, 0.05], [big, budget - 1, big], [weak, strong],
                budget_tokens=budget, keep_recent=0)  # fmt: skip
     assert sel.indices.tolist() == [0] and sel.excerpts[0].covered == [5]
     assert sel.reason_of(1) is Reason.BUDGET
@@ -555,3 +556,21 @@ def test_context_goes_in_only_beside_its_match() -> None:
     # The match (3 lines and two markers) does not fit; its 1-line neighbour would, alone.
     sel = fill([0.5], [10_000], [needle(0, at=3)], budget_tokens=20, keep_recent=0)
     assert sel.indices.size == 0
+
+
+def test_a_line_that_matches_half_as_well_goes_before_a_whole_entry_that_matches_nothing() -> None:
+    # Entry 0's second line matches half as well as its best: ranked by the root of its score
+    # (ITEM_EXPONENT), it goes before entry 1, a whole entry with no matching line that scores
+    # above its linear score (0.5) and below its root (0.71).
+    assert ITEM_EXPONENT == 0.5
+    big = int(SEGS.tokens.sum())
+    lines = SegmentView(0, SEGS, np.zeros(len(SEGS)))
+    lines.relevance[[0, 7]] = [0.5, 1.0]  # the first and the last segment: no neighbour between
+    both = Excerpt(SEGS, marker_tokens)
+    both.add([0, 7])
+    best = Excerpt(SEGS, marker_tokens)
+    best.add([7])
+    sel = fill([1.0, 0.65], [big, both.tokens - best.tokens], [lines],
+               budget_tokens=both.tokens, keep_recent=0)  # fmt: skip
+    assert sel.indices.tolist() == [0] and sel.excerpts[0].covered[:1] == [0]
+    assert 7 in sel.excerpts[0].covered and sel.reason_of(1) is Reason.BUDGET

@@ -9,7 +9,8 @@ a hit follow as items worth CONTEXT_SHARE of it, so a tight budget takes the mat
 first and their surroundings after; its head (Segments.heads: a table's header, the commit or
 folder it belongs to) is worth HEAD_SHARE of it, and a hit that is a head brings the first
 BLOCK_MEMBERS segments it heads like neighbours. A hit that carries an error takes the segment
-before it along (a traceback is already part of its record's segment).
+before it along (a traceback is already part of its record's segment). Against whole entries,
+items rank by their score to the power ITEM_EXPONENT.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ __all__ = [
     "BLOCK_MEMBERS",
     "CONTEXT_SHARE",
     "ENTRY_EXPONENT",
+    "ITEM_EXPONENT",
     "HEAD_SHARE",
     "REPEAT_FREE",
     "REPEAT_SHARE",
@@ -40,6 +42,12 @@ BoolArray = npt.NDArray[np.bool_]
 
 # How strongly an entry's score weighs its hits' (entry_weight).
 ENTRY_EXPONENT = 0.25
+# Items meet whole entries in one fill ranked by score: an item's score is raised to this
+# power first. A line that matches half as well as the namespace's best still says more about
+# the query than most whole entries that share none of its words (`Version:` in the
+# `apt-cache show` entry the query names, the body of the failing test's block); linear, it
+# ranked below them, and the budget went to them.
+ITEM_EXPONENT = 0.5
 # What a hit's neighbouring segment is worth, as a share of the hit's score.
 CONTEXT_SHARE = 0.7
 # What a hit's head is worth: more than a neighbour, since it says what the line is part of
@@ -121,7 +129,9 @@ def hit_items(
     first = np.concatenate([local, table.local[at]])
     second = np.concatenate([np.where(with_before, local - 1, -1), np.full(of_hit.size, -1)])
     anchor = np.concatenate([np.full(hits.size, -1), local[of_hit]])
-    scores = np.concatenate([score, share * score[of_hit]])
+    # Ranked against whole entries by a root of their score (ITEM_EXPONENT), which keeps
+    # their order among themselves.
+    scores = np.power(np.concatenate([score, share * score[of_hit]]), ITEM_EXPONENT)
     cost = np.concatenate([table.tokens[hits] + before_tokens, table.tokens[at]]).astype(np.int64)
     lower = np.maximum(cost - marker_tokens(10**9), 1)
     # The best hits (ties: row, then segment) until their costs cover a few budgets, the
