@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .error_lines import notable
 from .markers import form_header
 from .plan import Attempt, Plan
 from .source import Source
@@ -71,7 +70,7 @@ def _render(source: Source, parsed: list[re.Match[str] | None]) -> Attempt:
     out: list[str | _Run] = []  # lines kept as written, and runs
     run: _Run | None = None
     for line, m in zip(raw, parsed, strict=True):
-        if m is None or notable(line, source.judged.is_error_line(line)):
+        if m is None or source.judged.is_notable(line):
             run = None
             out.append(line)  # not a blame line, or one that reports a problem: as written
             continue

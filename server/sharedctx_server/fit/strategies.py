@@ -133,14 +133,13 @@ def _settle_forms(
     rows: IntArray, options: SelectionOptions, full: IntArray, comp: IntArray
 ) -> tuple[npt.NDArray[np.int8], IntArray]:
     """Forms and costs of the chosen rows, walked newest first."""
+    smallest = smallest_cost(options.form, full[rows], comp[rows]).astype(np.int64)
     if options.form is Form.FULL:
-        return np.full(rows.size, int(Form.FULL), dtype=np.int8), full[rows].astype(np.int64)
+        return np.full(rows.size, int(Form.FULL), dtype=np.int8), smallest
     if options.form is Form.COMPRESSED:
         # compressed_form: a caller's compressed form larger than the full one gives way.
         larger = comp[rows] > full[rows]
-        forms = np.where(larger, int(Form.FULL), int(Form.COMPRESSED)).astype(np.int8)
-        return forms, np.minimum(full[rows], comp[rows]).astype(np.int64)
-    smallest = np.minimum(full[rows], comp[rows])
+        return np.where(larger, int(Form.FULL), int(Form.COMPRESSED)).astype(np.int8), smallest
     # What the entries after each one need at least: reserved so that taking a full form
     # early never squeezes a later entry out of a budget the turns were chosen to fit.
     reserve_after = np.concatenate([np.cumsum(smallest[::-1])[::-1][1:], [0]]).tolist()

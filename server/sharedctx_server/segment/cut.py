@@ -32,6 +32,7 @@ import numpy.typing as npt
 from ..compress import detect
 from ..compress.error_lines import ErrorMemo
 from ..compress.progress import redraws, settle_line
+from ..compress.whitespace import collapse_ws
 from ..fit.error_signal import error_indicators
 from ..fit.segments import Segments, is_long_line, joined_cost, shown_line
 from ..fit.terminal import strip_ansi
@@ -233,8 +234,8 @@ def _in_compressed(lines: list[str], bounds: list[int], compressed: str | None) 
     count = len(bounds) - 1
     if compressed is None:
         return np.full(count, -1, dtype=np.int64)
-    shown = {" ".join(line.split()) for line in text_lines(strip_ansi(compressed))}
-    seen = np.asarray([not line.strip() or " ".join(line.split()) in shown for line in lines])
+    shown = {collapse_ws(line) for line in text_lines(strip_ansi(compressed))} | {""}
+    seen = np.asarray([collapse_ws(line) in shown for line in lines])
     missing = np.add.reduceat((~seen).astype(np.int64), bounds[:-1]) if count else seen[:0]
     return np.asarray(missing == 0, dtype=np.int64)
 
