@@ -14,7 +14,7 @@ from sharedctx_server.fit.excerpts import Excerpt, ExcerptOffer
 from sharedctx_server.fit.relevance import KEEP_RECENT
 from sharedctx_server.fit.result import Fill, Form
 
-__all__ = ["Budget", "SelectionOptions", "auto_form", "smallest_cost"]
+__all__ = ["Budget", "SelectionOptions", "auto_form", "compressed_forms", "smallest_cost"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -172,6 +172,11 @@ def compressed_form(full_cost: int, compressed_cost: int) -> tuple[Form, int]:
     if full_cost < compressed_cost:
         return Form.FULL, full_cost
     return Form.COMPRESSED, compressed_cost
+
+
+def compressed_forms(full: IntArray, comp: IntArray) -> npt.NDArray[np.int8]:
+    """compressed_form's choice for many entries at once, as Form values."""
+    return np.where(full < comp, int(Form.FULL), int(Form.COMPRESSED)).astype(np.int8)
 
 
 def smallest_cost(form: Form, full: IntArray, comp: IntArray) -> IntArray:

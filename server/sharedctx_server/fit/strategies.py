@@ -21,7 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.fit.budget import SelectionOptions, auto_form, smallest_cost
+from sharedctx_server.fit.budget import (
+    SelectionOptions,
+    auto_form,
+    compressed_forms,
+    smallest_cost,
+)
 from sharedctx_server.fit.excerpts import Excerpt
 from sharedctx_server.fit.relevance import EstimateTokens, content_tokens, relevance_floor
 from sharedctx_server.fit.result import Form, Reason, Selection
@@ -137,9 +142,7 @@ def _settle_forms(
     if options.form is Form.FULL:
         return np.full(rows.size, int(Form.FULL), dtype=np.int8), smallest
     if options.form is Form.COMPRESSED:
-        # compressed_form: a caller's compressed form larger than the full one gives way.
-        larger = comp[rows] > full[rows]
-        return np.where(larger, int(Form.FULL), int(Form.COMPRESSED)).astype(np.int8), smallest
+        return compressed_forms(full[rows], comp[rows]), smallest
     # What the entries after each one need at least: reserved so that taking a full form
     # early never squeezes a later entry out of a budget the turns were chosen to fit.
     reserve_after = np.concatenate([np.cumsum(smallest[::-1])[::-1][1:], [0]]).tolist()
