@@ -217,3 +217,35 @@ async def test_a_taken_port_is_a_clear_start_error(
             )
     # What the failed start opened is closed again: no embedding batcher or other task left.
     assert asyncio.all_tasks() <= tasks_before
+
+
+async def test_a_data_dir_in_use_is_refused_and_the_running_server_keeps_its_valkey(
+    settings: Settings, token_counter: TokenCounter, tmp_path: Path
+) -> None:
+    from sharedctx_server.errors import ConfigError
+    from sharedctx_server.state.embedded import EmbeddedRedis
+
+    data_dir = tmp_path / "embedded"
+    async with serving(settings, token_counter, redis_url=None, data_dir=data_dir) as (_, c):
+        await c.put(NS, "first", "kept")
+        valkey_pid = int((data_dir / "valkey.pid").read_text())
+        with pytest.raises(
+            ConfigError, match=r"is in use by another `sharedctx serve` \(pid \d+\)"
+        ):
+            await EmbeddedRedis(data_dir).start()
+        # Refused before it touched anything: the same Valkey still serves the first server.
+        assert int((data_dir / "valkey.pid").read_text()) == valkey_pid
+        assert (await c.get(NS, "first")).content == "kept"
+    # Released when the owner stops: the folder can be served again.
+    async with serving(settings, token_counter, redis_url=None, data_dir=data_dir) as (_, c):
+        assert (await c.get(NS, "first")).content == "kept"
+
+
+async def test_a_data_dir_that_cannot_be_a_folder_is_a_clear_start_error(tmp_path: Path) -> None:
+    from sharedctx_server.errors import ConfigError
+    from sharedctx_server.state.embedded import EmbeddedRedis
+
+    not_a_folder = tmp_path / "a-file"
+    not_a_folder.write_text("")
+    with pytest.raises(ConfigError, match=f"--data-dir {not_a_folder}: cannot use it as a folder"):
+        await EmbeddedRedis(not_a_folder).start()

@@ -201,7 +201,7 @@ class Settings:
     redis_cluster: bool = _setting(False, "storage", "the Redis URL points at a Redis Cluster")
     data_dir: Path = _setting(
         section="storage",
-        meaning="the embedded server's data folder (append-only persistence)",
+        meaning="the embedded server's data folder (append-only persistence; one server at a time)",
         factory=default_data_dir,
         shown="~/.local/share/sharedctx ($XDG_DATA_HOME/sharedctx)",
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import fcntl
 import logging
 import os
 import shutil
@@ -18,9 +19,14 @@ import subprocess
 import time
 from pathlib import Path
 
+from ..errors import ConfigError
+
 log = logging.getLogger(__name__)
 
 _PIDFILE = "valkey.pid"
+# Held (flock) by the `serve` that owns the folder for as long as it runs; the kernel lets go
+# of it when that process ends, however it ends.
+_LOCKFILE = "serve.lock"
 _PR_SET_PDEATHSIG = 1
 
 
@@ -63,6 +69,7 @@ class EmbeddedRedis:
         self._proc: subprocess.Popen[bytes] | None = None
         self._supervisor: asyncio.Task[None] | None = None
         self._stopping = False
+        self._lock: int | None = None
 
     @property
     def url(self) -> str:
@@ -84,6 +91,35 @@ class EmbeddedRedis:
             "--daemonize", "no",
             "--logfile", str(self.data_dir / "valkey.log"),
         ]  # fmt: skip
+
+    def _claim_data_dir(self) -> None:
+        """Create `data_dir` and lock it for this process, or say why not.
+
+        Two servers on one folder would run two Valkeys on one set of append-only files, and
+        the second would stop the first's Valkey as a leftover (_kill_leftover)."""
+        where = f"--data-dir {self.data_dir}"
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.data_dir / _LOCKFILE, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise ConfigError(f"{where}: cannot use it as a folder ({exc.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            owner = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise ConfigError(
+                f"{where} is in use by another `sharedctx serve` (pid {owner}): stop it, or "
+                "give this server its own --data-dir"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._lock = fd
+
+    def _release_data_dir(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)  # closing the descriptor releases the flock
+            self._lock = None
 
     def _kill_leftover(self) -> None:
         # A previous `serve` killed hard may have left its Valkey writing to this folder.
@@ -133,12 +169,20 @@ class EmbeddedRedis:
         raise RuntimeError(f"embedded Valkey did not become ready in {timeout:.0f}s")
 
     async def start(self) -> None:
-        """Start the server and wait until it answers PING."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self._kill_leftover()
-        self.port = free_port()
-        self._spawn()
-        await self._wait_ready()
+        """Start the server and wait until it answers PING.
+
+        Raises ConfigError when `data_dir` cannot be created or another server holds it."""
+        self._claim_data_dir()
+        try:
+            self._kill_leftover()
+            self.port = free_port()
+            self._spawn()
+            await self._wait_ready()
+        except BaseException:
+            if self._proc is not None and self._proc.poll() is None:
+                self._proc.kill()
+            self._release_data_dir()
+            raise
         self._supervisor = asyncio.create_task(self._supervise())
         log.info("embedded Valkey on 127.0.0.1:%d, data in %s", self.port, self.data_dir)
 
@@ -168,3 +212,4 @@ class EmbeddedRedis:
                 await asyncio.to_thread(self._proc.wait)
         with contextlib.suppress(OSError):
             (self.data_dir / _PIDFILE).unlink()
+        self._release_data_dir()
