@@ -116,6 +116,21 @@ def test_without_the_mcp_extra_the_command_says_how_to_install_it(
     assert capsys.readouterr().err == INSTALL_HINT + "\n"
 
 
+def test_a_bad_target_or_a_taken_port_is_refused_before_serving(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import socket
+
+    assert main(["mcp", "--target", "http://127.0.0.1:1"]) == 2
+    assert "sharedctx speaks gRPC, not http" in capsys.readouterr().err
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert main(["mcp", "--transport", "http", "--listen", f"127.0.0.1:{port}"]) == 2
+    assert capsys.readouterr().err == (
+        f"sharedctx mcp: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+    )
+
+
 def test_a_bad_pinned_namespace_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["mcp", "-n", "no spaces"]) == 2
     assert "--namespace 'no spaces'" in capsys.readouterr().err

@@ -7,8 +7,10 @@ Standard library only, so each command can check its arguments without its extra
 from __future__ import annotations
 
 import ipaddress
+import os
+import socket
 
-__all__ = ["is_loopback", "split_listen"]
+__all__ = ["bind", "is_loopback", "split_listen"]
 
 
 def split_listen(listen: str, example: str) -> tuple[str, int]:
@@ -33,3 +35,17 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def bind(listen: str, example: str) -> socket.socket:
+    """A listening TCP socket for `HOST:PORT` (IPv6 in brackets); OSError when taken,
+    ValueError (as split_listen) when malformed."""
+    host, port = split_listen(listen, example)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    if host == "localhost":
+        host, family = "127.0.0.1", socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family, backlog=128)
+    except OSError as exc:
+        # create_server's own message repeats the address as a Python tuple; callers name it.
+        raise OSError(exc.errno, os.strerror(exc.errno) if exc.errno else str(exc)) from None

@@ -56,6 +56,21 @@ def test_the_command_refuses_an_open_network_address(
     assert "give HOST:PORT" in capsys.readouterr().err
 
 
+def test_a_bad_target_or_a_taken_port_is_one_line_before_anything_starts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import socket
+
+    assert main(["ui", "--target", "http://127.0.0.1:1", "--listen", "127.0.0.1:0"]) == 2
+    assert capsys.readouterr().err.startswith("sharedctx: target 'http://127.0.0.1:1': ")
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert main(["ui", "--listen", f"127.0.0.1:{port}"]) == 2
+    assert capsys.readouterr().err == (
+        f"sharedctx ui: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+    )
+
+
 def test_without_the_ui_extra_it_says_how_to_install_it() -> None:
     # A fresh interpreter in which the web stack cannot be imported.
     script = (

@@ -14,7 +14,8 @@ import sys
 
 from ..cli import AddedCommand, add_client_args, channel_credentials
 from ..client import AsyncClient
-from ..listen import is_loopback, split_listen
+from ..listen import bind, is_loopback, split_listen
+from ..target import parse_target
 
 __all__ = ["INSTALL_HINT", "MCP"]
 
@@ -82,6 +83,7 @@ def _problem(args: argparse.Namespace) -> str | None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    parse_target(args.target)  # TargetError: the command's one-line message, exit 2
     problem = _problem(args)
     if problem is not None:
         print(f"sharedctx mcp: {problem}", file=sys.stderr)
@@ -99,6 +101,13 @@ def _run(args: argparse.Namespace) -> int:
         )
 
     host, port = split_listen(args.listen, _EXAMPLE) if args.transport == "http" else ("", 0)
+    if args.transport == "http":
+        # Asked now, so a taken port is one line here rather than the HTTP server's traceback.
+        try:
+            bind(args.listen, _EXAMPLE).close()
+        except OSError as exc:
+            print(f"sharedctx mcp: cannot listen on {args.listen}: {exc.strerror}", file=sys.stderr)
+            return 2
     try:
         run(connect, args.namespace, args.transport, host, port, args.http_token)
     except KeyboardInterrupt:

@@ -14,6 +14,7 @@ import sys
 
 from ..cli import AddedCommand, add_client_args, channel_credentials
 from ..listen import is_loopback, split_listen
+from ..target import parse_target
 from .config import EXAMPLE, UiConfig, listen_problem
 
 __all__ = ["UI", "INSTALL_HINT"]
@@ -50,6 +51,7 @@ def _run(args: argparse.Namespace) -> int:
     except ImportError:
         print(INSTALL_HINT, file=sys.stderr)
         return 2
+    parse_target(args.target)  # TargetError: the command's one-line message, exit 2
     problem = listen_problem(args.listen, bool(args.token), args.insecure)
     if problem is None and bool(args.https_cert) != bool(args.https_key):
         problem = "--https-cert and --https-key go together"

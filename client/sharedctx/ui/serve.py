@@ -7,7 +7,7 @@ import socket
 
 import uvicorn
 
-from ..listen import split_listen
+from ..listen import bind as listen_on
 from .app import create_app
 from .config import EXAMPLE, UiConfig
 
@@ -15,12 +15,8 @@ __all__ = ["bind", "serve", "uvicorn_server"]
 
 
 def bind(listen: str) -> socket.socket:
-    """A listening TCP socket for `HOST:PORT` (IPv6 in brackets); OSError when taken."""
-    host, port = split_listen(listen, EXAMPLE)
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    if host == "localhost":
-        host, family = "127.0.0.1", socket.AF_INET
-    return socket.create_server((host, port), family=family, backlog=128)
+    """A listening TCP socket for the inspector's `--listen`; OSError when taken."""
+    return listen_on(listen, EXAMPLE)
 
 
 def uvicorn_server(
