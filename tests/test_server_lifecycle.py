@@ -249,3 +249,29 @@ async def test_a_data_dir_that_cannot_be_a_folder_is_a_clear_start_error(tmp_pat
     not_a_folder.write_text("")
     with pytest.raises(ConfigError, match=f"--data-dir {not_a_folder}: cannot use it as a folder"):
         await EmbeddedRedis(not_a_folder).start()
+
+
+async def test_a_redis_that_does_not_answer_at_start_is_logged(
+    settings: Settings, token_counter: TokenCounter, caplog: pytest.LogCaptureFixture
+) -> None:
+    from dataclasses import replace
+
+    from sharedctx_server.server import start
+
+    from .support.models import shared_embedder
+
+    nobody = free_port()
+    with caplog.at_level("WARNING", logger="sharedctx_server.server"):
+        running = await start(
+            replace(settings, redis_url=f"redis://:hunter2@127.0.0.1:{nobody}/0"),
+            tokens=token_counter,
+            embedder=shared_embedder(),
+        )
+        try:
+            deadline = time.monotonic() + 15
+            while "does not answer" not in caplog.text and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+        finally:
+            await running.stop(0)
+    assert f"Redis at 127.0.0.1:{nobody} does not answer" in caplog.text
+    assert "hunter2" not in caplog.text

@@ -9,6 +9,7 @@ import os
 import signal
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -97,9 +98,13 @@ class RunningServer:
 
 
 async def _watch_redis(
-    store: Store, servicer: health.aio.HealthServicer, every: float, stopping: asyncio.Event
+    store: Store,
+    servicer: health.aio.HealthServicer,
+    every: float,
+    stopping: asyncio.Event,
+    where: str,
 ) -> None:
-    """Keep the health status in step with whether Redis answers."""
+    """Keep the health status in step with whether Redis answers (at `where`, for the log)."""
     serving: bool | None = None
     while not stopping.is_set():
         ok = await store.ping()
@@ -113,9 +118,22 @@ async def _watch_redis(
                 await servicer.set(name, status)
             if serving is not None:
                 log.warning("Redis %s", "is back" if ok else "is unreachable")
+            elif not ok:
+                # Otherwise a wrong --redis-url shows only as UNAVAILABLE on every call.
+                log.warning(
+                    "Redis at %s does not answer: every call fails with UNAVAILABLE until it "
+                    "does (check --redis-url / SHAREDCTX_REDIS_URL)",
+                    where,
+                )
             serving = ok
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(stopping.wait(), every)
+
+
+def _address(url: str) -> str:
+    """HOST:PORT of a Redis URL, without the password it may hold."""
+    parts = urlsplit(url)
+    return f"{parts.hostname or '?'}:{parts.port or 6379}"
 
 
 def load_embedder(settings: Settings) -> Embedder:
@@ -216,7 +234,11 @@ async def _start_serving(
     running.tasks.append(
         asyncio.create_task(
             _watch_redis(
-                core.store, health_servicer, settings.health_interval_seconds, running.stopping
+                core.store,
+                health_servicer,
+                settings.health_interval_seconds,
+                running.stopping,
+                _address(url),
             )
         )
     )
