@@ -151,3 +151,26 @@ async def test_fits_text_with_its_headings_stays_within_the_budget(tools: Tools)
             )
             assert count(_text(fit)) <= budget, budget
             assert fit.structured_content["entries"]
+
+
+async def test_small_budgets_give_the_best_entry_and_say_when_nothing_fits(tools: Tools) -> None:
+    ns = "team-b/small"
+    client_ = tools.client()
+    await client_.put(ns, "tool/make", "make: *** [build] Error 2: undefined reference to main")
+    for i in range(3):  # newer, and about something else
+        await client_.put(ns, f"notes/{i}", f"lunch order {i}: soup", kind="note")
+    async with Client(build(tools)) as client:
+        # One slot at 100 tokens: the newest entries do not take it from the best one.
+        fit = await client.call_tool(
+            "fit", {"namespace": ns, "query": "why does the build fail?", "budget_tokens": 100}
+        )
+        assert [e["key"] for e in fit.structured_content["entries"]] == ["tool/make"]
+        tiny = await client.call_tool(
+            "fit", {"namespace": ns, "query": "build", "budget_tokens": 40}
+        )
+        assert "None fits the 1 token left for texts once headings are reserved" in _text(tiny)
+        huge = await client.call_tool(
+            "fit", {"namespace": ns, "query": "build", "budget_tokens": 2_000_000}
+        )
+        assert huge.is_error
+        assert "2000000 less headings" in _text(huge)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ..fit_table import format_ranges
@@ -23,11 +24,26 @@ HEADING_TOKENS = 32
 SUMMARY_TOKENS = 32
 
 
-def reserve(budget_tokens: int) -> tuple[int, int]:
-    """The budget to ask Fit for the entries' texts, and the most entries to ask for, so that
-    the text with its headings stays within `budget_tokens`."""
+@dataclass(frozen=True)
+class Reserved:
+    """What the fit tool asks the server for, out of the caller's budget_tokens."""
+
+    texts_budget: int  # the budget for the entries' texts, headings and summary taken off
+    most: int  # the most entries: each brings a heading
+    keep_recent: int  # the newest entries that go in first, never all of `most`
+
+
+# The server's default: the newest entries go in first.
+KEEP_RECENT = 2
+
+
+def reserve(budget_tokens: int) -> Reserved:
+    """The budget to ask Fit for the entries' texts, the most entries to ask for, so that the
+    text with its headings stays within `budget_tokens`, and how many of those slots the
+    newest entries may take first (at most half: with one slot, the best entry gets it)."""
     most = max(1, budget_tokens // (3 * HEADING_TOKENS))
-    return max(1, budget_tokens - SUMMARY_TOKENS - most * HEADING_TOKENS), most
+    texts = max(1, budget_tokens - SUMMARY_TOKENS - most * HEADING_TOKENS)
+    return Reserved(texts, most, min(KEEP_RECENT, most // 2))
 
 
 def heading(entry: FitEntry) -> str:
@@ -40,15 +56,20 @@ def heading(entry: FitEntry) -> str:
     return "--- " + " | ".join(parts)
 
 
-def fit_text(namespace: str, result: FitResult, budget_tokens: int) -> str:
+def fit_text(namespace: str, result: FitResult, budget_tokens: int, texts_budget: int) -> str:
     """The selected entries' texts in the returned (chronological) order, each under its
-    heading, after one summary line."""
+    heading, after one summary line; `texts_budget` is what was left for the texts."""
     summary = (
         f"Fit of {namespace}: {len(result.entries)} of {result.candidates} entries, "
         f"{result.total_tokens} tokens of text in a budget of {budget_tokens}, oldest first."
     )
+    if not result.entries and not result.candidates:
+        return summary + " Nothing stored matches the filters."
     if not result.entries:
-        return summary + " Nothing stored matches or fits."
+        return (
+            f"{summary} None fits the {texts_budget} token{'s' if texts_budget != 1 else ''} "
+            "left for texts once headings are reserved: ask with a larger budget_tokens."
+        )
     blocks = [summary]
     blocks.extend(f"{heading(e)}\n{e.content}" for e in result.entries)
     return "\n\n".join(blocks)

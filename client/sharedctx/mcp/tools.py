@@ -169,18 +169,26 @@ class Tools:
         ] = None,
     ) -> Annotated[CallToolResult, FitOutput]:
         """The entries that best fill the budget for the query, as text and as data."""
-        texts_budget, most = reserve(budget_tokens)
-        result = await self.client().fit(
-            namespace,
-            query,
-            texts_budget,
-            strategy=strategy,
-            filters=filters.as_request() if filters is not None else None,
-            include_content=True,
-            max_entries=most,
-        )
+        asked = reserve(budget_tokens)
+        try:
+            result = await self.client().fit(
+                namespace,
+                query,
+                asked.texts_budget,
+                strategy=strategy,
+                filters=filters.as_request() if filters is not None else None,
+                include_content=True,
+                max_entries=asked.most,
+                keep_recent=asked.keep_recent,
+            )
+        except SharedCtxError as exc:
+            # The server's message names the budget it was sent, not the caller's.
+            note = f"asked for {asked.texts_budget} tokens of text: {budget_tokens} less headings"
+            raise SharedCtxError(f"{exc.message} ({note})", exc.code) from None
         return CallToolResult(
-            content=[TextContent(text=fit_text(namespace, result, budget_tokens))],
+            content=[
+                TextContent(text=fit_text(namespace, result, budget_tokens, asked.texts_budget))
+            ],
             structured_content=FitOutput.of(result, budget_tokens).model_dump(mode="json"),
         )
 
