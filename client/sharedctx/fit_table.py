@@ -66,9 +66,9 @@ def format_fit_table(result: FitResult, explain: bool = False) -> str:
                 f"{i:>3} {e.rank:>5}  {e.key[:30]:30} {e.form:10} {e.tokens:>6} {e.score:7.3f}"
                 f"  {where}"
             )
+    left_out = ", ".join(f"{n} {why}" for why, n in result.left_out_by_reason.items())
     lines.append(
         f"{len(result.entries)} of {result.candidates} entries, "
-        f"{result.total_tokens} tokens"
-        + (f"; left out: {result.left_out_by_reason}" if result.left_out_by_reason else "")
+        f"{result.total_tokens} tokens" + (f"; left out: {left_out}" if left_out else "")
     )
     return "\n".join(lines)

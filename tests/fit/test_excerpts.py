@@ -498,6 +498,17 @@ def test_max_entries_counts_an_excerpt_as_one_entry_that_can_still_grow() -> Non
     assert sel.reason_of(1) is Reason.MAX_ENTRIES
 
 
+def test_an_entry_that_could_only_be_an_excerpt_is_left_out_by_max_entries_when_it_would_fit() -> (
+    None
+):
+    # Entry 0 is too large whole and offered only as an excerpt; with no entry allowed, it is
+    # max_entries, not the budget, that keeps it out.
+    sel = fill([0.9, 0.8], [500, 5], [needle(0)], budget_tokens=60, keep_recent=0, max_entries=0)
+    assert sel.indices.tolist() == []
+    assert sel.reason_of(0) is Reason.MAX_ENTRIES
+    assert sel.reason_of(1) is Reason.MAX_ENTRIES
+
+
 @st.composite
 def scenes(draw: Any) -> dict[str, Any]:
     n = draw(st.integers(1, 8))

@@ -111,8 +111,13 @@ def select_entries(
     )
     if stop is Reason.MAX_ENTRIES:
         # Rows the walk never reached: max_entries is why when they would still have fitted
-        # what was left of the budget; otherwise (and for rows passed over) it is BUDGET.
-        reasons[ranked_pool & ~visited[:n] & (smallest <= budget.left)] = Reason.MAX_ENTRIES
+        # what was left of the budget, whole or by an excerpt item; otherwise (and for rows
+        # passed over) it is BUDGET.
+        capped = ranked_pool & ~visited[:n] & (smallest <= budget.left)
+        if offer is not None:
+            open_items = ~visited[n:] & (offer.items.lower_cost <= budget.left)
+            capped[offer.items.row[open_items]] = True
+        reasons[capped] = Reason.MAX_ENTRIES
     if budget.capped:
         reasons[np.asarray(budget.capped, dtype=np.int64)] = Reason.MAX_ENTRIES
     for row in list(budget.excerpts):
