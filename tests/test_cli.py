@@ -214,6 +214,16 @@ def test_unknown_arguments_are_still_refused(capsys: pytest.CaptureFixture[str])
     assert "unrecognized arguments: --no-such-flag" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("timeout", ["0", "-1", "nan", "inf", "soon"])
+def test_a_timeout_that_is_not_seconds_above_zero_is_refused(
+    capsys: pytest.CaptureFixture[str], timeout: str
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["keys", "-n", NS, "--timeout", timeout])
+    assert info.value.code == 2
+    assert f"--timeout: {timeout!r} is not a number of seconds above 0" in capsys.readouterr().err
+
+
 def test_namespaces_lists_namespaces_with_their_totals(
     threaded_server: RunningServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -132,6 +132,18 @@ def test_fit_refuses_unknown_names_before_sending() -> None:
         calls.fit("ns", "q", 10, strategy="best")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown kind 'notes'"):
         calls.fit("ns", "q", 10, filters={"include_kinds": ["notes"]})
+    # A form of replies only: the request's choices say so before the server does.
+    with pytest.raises(ValueError, match="unknown form 'excerpt'; use one of compressed, full"):
+        calls.fit("ns", "q", 10, form="excerpt")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("content", [None, 12345, b"bytes"])
+def test_put_refuses_content_that_is_not_text_before_sending(content: object) -> None:
+    with pytest.raises(TypeError, match=f"content must be a str, not {type(content).__name__}"):
+        calls.put("ns", "k", content)  # type: ignore[arg-type]
+    if content is not None:  # a compressed form may be absent
+        with pytest.raises(TypeError, match="compressed must be a str"):
+            calls.put("ns", "k", "text", compressed=content)  # type: ignore[arg-type]
 
 
 class Down(grpc.RpcError):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -62,6 +63,17 @@ class AddedCommand:
     run: Callable[[argparse.Namespace], int]
 
 
+def _seconds(text: str) -> float:
+    """A --timeout value: a finite number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
+
+
 def add_client_args(p: argparse.ArgumentParser, namespaced: bool = True) -> None:
     """The arguments of every command that calls a server (target, auth, TLS, and the
     namespace unless the command spans namespaces)."""
@@ -74,7 +86,10 @@ def add_client_args(p: argparse.ArgumentParser, namespaced: bool = True) -> None
         "--token", default=os.environ.get("SHAREDCTX_TOKEN"), help="bearer token (SHAREDCTX_TOKEN)"
     )
     p.add_argument(
-        "--timeout", type=float, default=10.0, help="per-call deadline in seconds (watch has none)"
+        "--timeout",
+        type=_seconds,
+        default=10.0,
+        help="per-call deadline in seconds (watch has none)",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--tls", action="store_true", help="use TLS, trusting the system's CAs")

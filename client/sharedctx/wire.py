@@ -12,6 +12,7 @@ from typing import Any
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from .types import (
+    FIT_CHOICES,
     Change,
     Entry,
     FitCandidate,
@@ -84,6 +85,10 @@ def to_timestamp(value: datetime | float | int) -> Timestamp:
 
 def put_request(item: PutItem, namespace: str = "") -> pb.PutRequest:
     """The PutRequest for an item (PutMany's entries leave the namespace empty)."""
+    # Checked here: protobuf would store None as "" and say little about other types.
+    for name, value in (("content", item.content), ("compressed", item.compressed)):
+        if not isinstance(value, str) and not (name == "compressed" and value is None):
+            raise TypeError(f"{name} must be a str, not {type(value).__name__}")
     req = pb.PutRequest(
         namespace=namespace,
         key=item.key,
@@ -127,8 +132,14 @@ def delete_request(namespace: str, key: str, if_version: int | None) -> pb.Delet
 
 def fit_enum(enum: Any, prefix: str, name: str | None) -> Any:
     """A FitRequest enum's value for a lowercase name; None or "" leaves it unspecified (0),
-    which is what the server reads as its default."""
-    return _enum_value(enum, prefix, name) if name else 0
+    which is what the server reads as its default. Only the names a request may carry
+    (FIT_CHOICES: "excerpt" is a form of replies only)."""
+    if not name:
+        return 0
+    choices = FIT_CHOICES[prefix.lower()]
+    if name.lower() not in choices:
+        raise ValueError(f"unknown {prefix.lower()} {name!r}; use one of {', '.join(choices)}")
+    return _enum_value(enum, prefix, name)
 
 
 def fit_weights(weights: Mapping[str, float] | None) -> pb.Weights | None:
