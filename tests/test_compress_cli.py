@@ -70,7 +70,13 @@ def test_a_dash_reads_stdin_and_a_missing_file_is_a_clear_error(
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(_listing().encode())))
     assert main(["compress", "--json", "-"]) == 0
-    assert json.loads(capsys.readouterr().out)["compressor"] == "listing"
+    report = json.loads(capsys.readouterr().out)
+    assert report["compressor"] == "listing"
+    assert report["saved"] == round(1 - report["compressed_tokens"] / report["original_tokens"], 3)
+    assert "compressed" in report
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(_listing().encode())))
+    assert main(["compress", "--json", "--stats-only", "-"]) == 0
+    assert "compressed" not in json.loads(capsys.readouterr().out)
     missing = tmp_path / "nope.txt"
     assert main(["compress", str(missing)]) == 2
     out, err = capsys.readouterr()

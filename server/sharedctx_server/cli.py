@@ -141,12 +141,15 @@ def _compress(args: argparse.Namespace) -> int:
         "compressor": result.compressor,
         "original_tokens": result.original_tokens,
         "compressed_tokens": result.compressed_tokens,
-        "token_density": round(result.token_density, 3),
+        # The share of tokens saved, as the human line's "82% saved" (and Fit's token_density
+        # factor) gives it.
+        "saved": round(1 - 1 / result.token_density, 3),
     }
     if args.explain:
         summary["explain"] = explanation_data(choice)
     if args.json:
-        print(json.dumps({**summary, "compressed": result.text}, ensure_ascii=False))
+        form = {} if args.stats_only else {"compressed": result.text}
+        print(json.dumps({**summary, **form}, ensure_ascii=False))
         return 0
     if not args.stats_only:
         print(result.text)
