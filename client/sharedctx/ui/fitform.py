@@ -84,9 +84,11 @@ class FitForm:
                 errors.append(f"{label}: {what} of at least {low}, not {raw!r}")
                 continue
             values[name] = number
-        if "run" in params:  # a submitted form: an unticked box is absent
-            values["excerpts"] = "excerpts" in params
-            values["neighbours"] = "neighbours" in params
+        for box in ("excerpts", "neighbours"):
+            if "boxes" in params:  # the form's checkboxes were submitted: unticked is absent
+                values[box] = box in params
+            elif box in params:  # a link written by hand: absent keeps the default
+                values[box] = params[box].strip().lower() not in ("off", "0", "false", "no")
         return cls(**values), errors
 
     def options(self) -> dict[str, Any]:
