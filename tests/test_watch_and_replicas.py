@@ -105,6 +105,21 @@ async def test_watch_from_a_trimmed_position_is_a_clear_error(
         assert "no longer holds" in info.value.message
 
 
+async def test_a_token_that_is_not_this_logs_is_an_invalid_argument(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter) as (_, c):
+        for i in range(3):
+            await c.put(NS, f"k{i}", "x")
+        # A well-formed token whose record and version do not go together in this log.
+        with pytest.raises(SharedCtxError) as info:
+            await take(c.watch(NS, "1-0~1"), 1)
+        assert info.value.code is not None and info.value.code.name == "INVALID_ARGUMENT"
+        assert "resume_token: does not belong to this namespace's change log" in (
+            info.value.message
+        )
+
+
 async def test_a_replica_behind_a_trimmed_log_reloads(
     settings: Settings, token_counter: TokenCounter
 ) -> None:

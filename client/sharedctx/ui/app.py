@@ -47,7 +47,13 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return pages.render(
         request,
         "error.html",
-        {"title": "The server said no", "code": code, "message": exc.message},
+        {
+            "title": "The server cannot be reached"
+            if code in ("UNAVAILABLE", "DEADLINE_EXCEEDED")
+            else "The server refused the request",
+            "code": code,
+            "message": exc.message,
+        },
         status=status,
     )
 

@@ -235,9 +235,8 @@ def _render(listing: Listing, source: Source) -> Attempt:
     if renderer.mirrored:
         dropped.append(f"{renderer.mirrored:,} names of files named after their parent's")
     if renderer.omitted:
-        dropped.append(
-            f"{renderer.omitted:,} names beyond {source.config.listing_max_names} a folder"
-        )
+        first = source.config.listing_max_names
+        dropped.append(f"{renderer.omitted:,} names past the first {first} of a folder")
     return Attempt("\n".join([renderer.header(), *body]), tuple(dropped))
 
 

@@ -108,7 +108,7 @@ def plan_table(source: Source) -> Plan | None:
     understood = nonblank - len(table.others)
     share = understood / nonblank if nonblank else 0.0
     reason = (
-        f"{share:.0%} of the non-blank lines are a {table.style} table of "
+        f"{share:.0%} of the non-blank lines are a table ({table.style}) of "
         f"{counted(len(table.columns), 'column')} under a header"
     )
     return Plan("table", share, reason, lambda: _render(table, source))

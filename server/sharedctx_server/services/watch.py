@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from ..errors import LogTrimmed
+from ..errors import InvalidArgument, LogTrimmed
 from ..model import ResumePoint
 from ..state.records import Change, encode_resume_token
 from ..state.store import Store
@@ -43,6 +43,13 @@ class ChangeFeed:
             _, first = await self._store.log.after(namespace, after, 1)
             if first and first[0].namespace_version != version + 1:
                 oldest = await self._store.log.first(namespace)
+                if oldest is not None and oldest.namespace_version <= version + 1:
+                    # The log holds that version, not where the token says: not its token.
+                    raise InvalidArgument(
+                        "resume_token",
+                        "does not belong to this namespace's change log (a token from "
+                        "another namespace or server?); Watch without a token",
+                    )
                 held = f"it now starts at version {oldest.namespace_version}" if oldest else ""
                 raise LogTrimmed(
                     f"the change log no longer holds the changes after version {version} "
