@@ -398,3 +398,20 @@ async def test_a_compressed_form_without_the_lines_that_answer_does_not_stand_in
     result = await client.fit(NS, "how long did importing ssl take?", 800, include_content=True)
     entry = next(e for e in result.entries if e.key == "tool/importtime")
     assert entry.form == "excerpt" and "| ssl\n" in entry.content
+
+
+async def test_an_error_in_the_middle_of_a_long_log_counts_for_its_error_factor(
+    client: AsyncClient,
+) -> None:
+    # About 200 KB: longer than the head and tail error_indicator reads, with one error line
+    # in the middle, which only the segments (each judged whole at Put) see.
+    lines = [f"2026-12-05 11:{i // 60 % 60:02d}:{i % 60:02d} INFO api: GET /v1/items/{i} 200"
+             for i in range(3000)]  # fmt: skip
+    lines[1500] = "2026-12-05 11:25:00 ERROR api: upstream timed out after 30 s"
+    await client.put(NS, "tool/api-log", "\n".join(lines), kind="log")
+    quiet = [line for k, line in enumerate(lines) if k != 1500]
+    await client.put(NS, "tool/quiet-log", "\n".join(quiet), kind="log")
+    result = await client.fit(NS, "api requests", 500, explain=True)
+    factors = {c.key: c.factors["error_indicator"] for c in result.explain}
+    assert factors["tool/api-log"] >= 0.25
+    assert factors["tool/quiet-log"] == 0

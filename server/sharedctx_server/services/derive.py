@@ -70,11 +70,16 @@ class EntryDeriver:
                 original_tokens=original,
                 compressed=entry.compressed,
             )
+        error_score = error_indicator(entry.content)
+        if segments is not None and len(segments):
+            # error_indicator judges a long text by its head and tail; the segments were each
+            # judged whole, so an error line in the middle of a long log counts as well.
+            error_score = max(error_score, float(segments.errors.max()))
         meta = replace(
             entry.meta,
             original_tokens=original,
             compressed_tokens=compressed,
-            error_score=error_indicator(entry.content),
+            error_score=error_score,
             ref_markers=refs.markers,
             aliases=refs.aliases,
             references=refs.references,
