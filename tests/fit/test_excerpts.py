@@ -268,7 +268,7 @@ def needle(row: int, at: int = 5) -> SegmentView:
 
 def test_an_entry_too_large_for_the_budget_comes_back_as_an_excerpt() -> None:
     big = int(SEGS.tokens.sum())
-    sel = fill([0.9, 0.5], [big, 5], [needle(0)], budget_tokens=25, keep_recent=0)
+    sel = fill([0.9, 0.75], [big, 5], [needle(0)], budget_tokens=25, keep_recent=0)
     assert sel.indices.tolist() == [0, 1]
     assert sel.forms.tolist() == [Form.EXCERPT, Form.COMPRESSED]
     assert 5 in sel.excerpts[0].covered
@@ -494,7 +494,7 @@ def test_a_hit_that_heads_a_block_brings_the_block() -> None:
 def test_max_entries_counts_an_excerpt_as_one_entry_that_can_still_grow() -> None:
     sel = fill([0.9, 0.8], [100, 5], [needle(0)], budget_tokens=60, keep_recent=0, max_entries=1)
     assert sel.indices.tolist() == [0]
-    assert len(sel.excerpts[0].covered) == 3  # the hit and both neighbours
+    assert sel.excerpts[0].covered == [3, 4, 5, 6, 7]  # the hit and two segments each side
     assert sel.reason_of(1) is Reason.MAX_ENTRIES
 
 

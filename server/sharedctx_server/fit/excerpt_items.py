@@ -5,7 +5,8 @@ the walk that fills the budget (fit.selection), scored against whole entries
 A hit is scored `entry_weight(entry score) * rho / best rho`: the namespace's best matching
 lines come first, each weighed, damped, by how much its entry matters; past the first
 REPEAT_FREE hits of one line shape, a repeat counts REPEAT_SHARE of that. The segments around
-a hit follow as items worth CONTEXT_SHARE of it, so a tight budget takes the matching lines
+a hit follow as items worth CONTEXT_SHARE of it (the next ones out, up to CONTEXT_RINGS on
+each side, CONTEXT_SHARE of the one before), so a tight budget takes the matching lines
 first and their surroundings after; its head (Segments.heads: a table's header, the commit or
 folder it belongs to) is worth HEAD_SHARE of it, and a hit that is a head brings the first
 BLOCK_MEMBERS segments it heads like neighbours. A hit that carries an error takes the segment
@@ -25,6 +26,7 @@ from sharedctx_server.fit.segment_relevance import MarkerTokens, Relevance
 
 __all__ = [
     "BLOCK_MEMBERS",
+    "CONTEXT_RINGS",
     "CONTEXT_SHARE",
     "ENTRY_EXPONENT",
     "HEAD_SHARE",
@@ -50,6 +52,9 @@ ENTRY_EXPONENT = 0.25
 ITEM_EXPONENT = 0.5
 # What a hit's neighbouring segment is worth, as a share of the hit's score.
 CONTEXT_SHARE = 0.7
+# How far context reaches on each side of a hit, in segments: a PostgreSQL error's statement
+# is its second line after (docs/excerpts.md); a third changed no answer.
+CONTEXT_RINGS = 2
 # What a hit's head is worth: more than a neighbour, since it says what the line is part of
 # (which columns, which commit, which folder), and once shown it serves every hit below it.
 HEAD_SHARE = 0.75
@@ -165,15 +170,16 @@ def _context(table: SegmentTable, hits: IntArray) -> tuple[IntArray, IntArray, F
     BLOCK_MEMBERS segments it heads: what that folder holds, what that commit changed."""
     n = len(table)
     local, slot = table.local[hits], table.slot_of[hits]
-    before = local > 0
-    after = (hits + 1 < n) & (table.slot_of[np.minimum(hits + 1, n - 1)] == slot)
     head = table.heads[hits]
     headed = (head >= 0) & (head < local - 1)  # the segment just before is a neighbour
-    parts = [
-        (np.flatnonzero(before), hits[before] - 1, CONTEXT_SHARE),
-        (np.flatnonzero(after), hits[after] + 1, CONTEXT_SHARE),
-        (np.flatnonzero(headed), (hits - local + head)[headed], HEAD_SHARE),
-    ]
+    parts = [(np.flatnonzero(headed), (hits - local + head)[headed], HEAD_SHARE)]
+    for ring in range(1, CONTEXT_RINGS + 1):
+        # The k-th segment before and after the hit, inside its entry, worth CONTEXT_SHARE**k.
+        before = local >= ring
+        after = (hits + ring < n) & (table.slot_of[np.minimum(hits + ring, n - 1)] == slot)
+        share = CONTEXT_SHARE**ring
+        parts.append((np.flatnonzero(before), hits[before] - ring, share))
+        parts.append((np.flatnonzero(after), hits[after] + ring, share))
     which, member = table.members_of(hits)
     keep = member != hits[which] + 1  # the neighbour after the hit is context already
     which, member = which[keep], member[keep]
