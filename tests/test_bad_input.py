@@ -219,6 +219,7 @@ BAD_FITS: list[tuple[str, pb.FitRequest, str]] = [
     ("infinite decay rate", _fit(recency_decay_rate=float("inf")), "recency_decay_rate"),
     ("NaN min_score", _fit(min_score=float("nan")), "min_score"),
     ("unknown preset", _fit(preset="nope"), "preset"),
+    ("a reply's form", _fit(form=pb.FORM_EXCERPT), "form"),
 ]  # fmt: skip
 
 

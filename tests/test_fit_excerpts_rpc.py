@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
+import grpc
 import pytest
-from sharedctx import AsyncClient, InvalidArgumentError, PutItem
+from sharedctx import AsyncClient, PutItem
+from sharedctx.v1 import sharedctx_pb2 as pb
+from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 from sharedctx_server.fit import omission_marker
 from sharedctx_server.server import RunningServer
 from sharedctx_server.settings import Settings
@@ -103,9 +106,17 @@ async def test_a_full_form_request_gets_the_whole_log_when_it_fits(client: Async
     assert {e.key: e.form for e in result.entries}["logs/worker"] == "full"
 
 
-async def test_asking_for_the_excerpt_form_is_refused_with_a_hint(client: AsyncClient) -> None:
-    with pytest.raises(InvalidArgumentError, match="reply form"):
-        await client.fit(NS, QUERY, 1000, form="excerpt")  # type: ignore[arg-type]
+async def test_asking_for_the_excerpt_form_is_refused_with_a_hint(
+    server: RunningServer,
+) -> None:
+    # The client refuses it before sending (tests/test_client_api.py); a raw request gets the
+    # server's hint.
+    request = pb.FitRequest(namespace=NS, query=QUERY, budget_tokens=1000, form=pb.FORM_EXCERPT)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await pb_grpc.SharedContextStub(channel).Fit(request, timeout=10)
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "reply form" in (info.value.details() or "")
 
 
 async def test_turn_strategies_excerpt_an_oversized_tool_output_instead_of_dropping_it(
