@@ -34,7 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import importlib.util
+import importlib
 import json
 import os
 import platform
@@ -57,24 +57,32 @@ _API_TIMEOUT = 120.0  # seconds a Put may take on a loaded machine (it embeds, t
 
 
 def load_baseline(rev: str, repo: Path, tmp: Path) -> Callable[..., Any]:
-    """`compress` of the compressor package as it was at git revision `rev` of `repo`."""
-    folder = "server/sharedctx_server/compress/"
-    names = run(["git", "-C", str(repo), "ls-tree", "--name-only", rev, folder]).split()
-    if not names:
-        raise SystemExit(f"--baseline {rev}: no {folder} at that revision")
-    package = tmp / "baseline_compress"
-    package.mkdir()
+    """`compress` of the server package as it was at git revision `rev` of `repo`.
+
+    The whole package is taken (the compressors import the Fit library's helpers), renamed
+    so that it imports itself rather than the package installed here."""
+    folder = "server/sharedctx_server/"
+    names = run(["git", "-C", str(repo), "ls-tree", "-r", "--name-only", rev, folder]).split()
+    if not any(n.startswith(folder + "compress/") for n in names):
+        raise SystemExit(f"--baseline {rev}: no {folder}compress/ at that revision")
+    root = tmp / _BASELINE
     for name in names:
+        if not name.endswith(".py"):
+            continue
         source = run(["git", "-C", str(repo), "show", f"{rev}:{name}"])
-        (package / Path(name).name).write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(
-        "baseline_compress", package / "__init__.py", submodule_search_locations=[str(package)]
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["baseline_compress"] = module
-    spec.loader.exec_module(module)
+        target = root / Path(name).relative_to(folder)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(source.replace("sharedctx_server", _BASELINE), encoding="utf-8")
+    sys.path.insert(0, str(tmp))
+    try:
+        module = importlib.import_module(f"{_BASELINE}.compress")
+    finally:
+        sys.path.remove(str(tmp))
     return module.compress  # type: ignore[no-any-return]
+
+
+# The baseline package's name, beside the installed sharedctx_server.
+_BASELINE = "baseline_sharedctx_server"
 
 
 def measure(

@@ -13,12 +13,13 @@ from sharedctx_server.compress import (
     compress,
     describe,
     detect,
+    explain,
     has_marker,
     line_has_error,
     line_has_warning,
     looks_binary,
 )
-from sharedctx_server.compress.config import tool_key
+from sharedctx_server.compress.config import DEFAULT_CONFIG, tool_key
 from sharedctx_server.tokens import TokenCounter
 
 PROSE = " ".join(
@@ -214,3 +215,18 @@ def test_thresholds_come_from_the_config(token_counter: TokenCounter) -> None:
     result = compress(text, count_tokens=token_counter.count, kind="log", config=wide)
     assert "lines omitted]" in result.text
     assert "\n".join(lines[37:44]) in result.text
+
+
+def test_a_form_that_leaves_something_out_must_save_enough(token_counter: TokenCounter) -> None:
+    from dataclasses import replace
+
+    log = "\n".join(f"2026-12-05 10:00:{i:02d} INFO worker: processed batch {i}" for i in range(40))
+    saved = compress(log, count_tokens=token_counter.count)
+    assert saved.compressor == "log"
+    share = 1 - saved.compressed_tokens / saved.original_tokens
+    # Asked to save more than it does, the same form is not worth its omissions.
+    strict = replace(DEFAULT_CONFIG, min_saved=share + 0.01)
+    choice = explain(log, count_tokens=token_counter.count, config=strict)
+    assert choice.result.compressor == "none" and choice.result.text == log
+    [log_trial] = [t for t in choice.trials if t.name == "log"]
+    assert log_trial.outcome == f"saves {share:.0%}, under the {share + 0.01:.0%} worth an omission"

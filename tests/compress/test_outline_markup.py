@@ -62,10 +62,13 @@ def test_a_brace_language_keeps_declarations_and_hides_bodies(token_counter: Tok
             f"  /** Reads item {m}. */",
             f"  async get{m}(key) {{",
             "    const raw = await readFile(key);",
+            "    const started = Date.now();",
+            "    const parsed = JSON.parse(raw.toString('utf8'));",
+            "    this.cache.set(key, { parsed, started, size: raw.length });",
             "    if (!raw) {",
             f"      throw new Error('missing item {m}');",
             "    }",
-            "    return JSON.parse(raw);",
+            "    return parsed;",
             "  }",
         ]
     lines += ["}", "", "export function helper(a, b) {", "  return a + b;", "}"]

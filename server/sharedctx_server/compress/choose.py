@@ -103,6 +103,11 @@ def _try(
     if tokens >= original_tokens:
         outcome = "not smaller than the original"
         return Trial(plan.name, plan.reason, plan.share, outcome, tokens, attempt.dropped)
+    saved = 1 - tokens / original_tokens
+    if saved < source.config.min_saved and has_marker(attempt.text):
+        # Only whitespace normalised (no marker) loses nothing, whatever it saves.
+        outcome = f"saves {saved:.0%}, under the {source.config.min_saved:.0%} worth an omission"
+        return Trial(plan.name, plan.reason, plan.share, outcome, tokens, attempt.dropped)
     return _Result(tokens, plan, attempt.text, attempt.dropped)
 
 
@@ -182,7 +187,7 @@ def choose(
             why = "the text as a terminal shows it"
             trials.append(Trial("text", why, 1.0, "chosen", tokens))
     if winner is None:
-        return Choice(unchanged, tuple(trials), "no compressor saved tokens safely", shown)
+        return Choice(unchanged, tuple(trials), "no compressor saved enough tokens safely", shown)
     if not has_marker(winner.text):
         second = Source(winner.text, kind, tool_name, config, memo)
         # Without the generic compressors: what they make of normalised text is that text.

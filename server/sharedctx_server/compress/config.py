@@ -54,6 +54,9 @@ class CompressConfig:
 
     # Below this many characters content is stored as is: a marker would cost what it saves.
     min_chars: int = 512
+    # A form that leaves something out must save at least this share of the tokens: a 37-line
+    # pytest report that the log compressor cut by 8% lost its failing test's `def` line.
+    min_saved: float = 0.1
     # Prose (the "text" compressor) shorter than this is left exactly as written.
     prose_min_chars: int = 4000
     # Adaptive sizer profile (fit.SIZER_PROFILES) when the tool has no entry below.
