@@ -71,6 +71,20 @@ def test_an_error_looking_name_keeps_its_whole_line(token_counter: TokenCounter)
     assert missing_error_lines(text, result.text) == []
 
 
+def test_a_folder_named_like_an_error_keeps_its_header_and_the_listing_form(
+    token_counter: TokenCounter,
+) -> None:
+    # Packages often hold an `errors/` or `exceptions/` folder: its `path:` header reads as
+    # an error line, which the listing now keeps (the log compressor took over before, and
+    # folded every other folder's names away).
+    text = _ls_lr(folders=3).replace("/srv/app/pkg1:", "/srv/app/errors:")
+    result = compress(text, count_tokens=token_counter.count, tool_name="ls")
+    assert result.compressor == "listing"
+    assert missing_error_lines(text, result.text) == []
+    assert "/srv/app/errors:" in result.text.split("\n")
+    assert "module_2_0.py … module_2_39.py (40 alike)" in result.text
+
+
 def test_a_full_folder_keeps_its_notable_names_and_counts_the_rest(
     token_counter: TokenCounter,
 ) -> None:

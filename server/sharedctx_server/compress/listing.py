@@ -241,8 +241,9 @@ def _render(listing: Listing, source: Source) -> Attempt:
 
 
 def _keep_error_lines(listing: Listing, source: Source) -> None:
-    """An entry whose line reads as an error (`errors.py`, `failed.log`) also keeps its line:
-    error lines are never dropped, and the line is the unit in which one is kept."""
+    """An entry or a folder header whose line reads as an error (`errors.py`, `failed.log`,
+    `pkg/errors:`) also keeps its line: error lines are never dropped, and the line is the
+    unit in which one is kept."""
     if not source.error_lines:
         return
     for folder in listing.folders.values():
@@ -251,6 +252,8 @@ def _keep_error_lines(listing: Listing, source: Source) -> None:
             for i in folder.items
             if isinstance(i, Entry) and source.judged.is_error_line(i.line)
         ]
+        if folder.header and source.judged.is_error_line(folder.header):
+            extra.insert(0, Other(collapse_ws(folder.header), True))
         folder.items += extra
 
 

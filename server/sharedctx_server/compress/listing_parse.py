@@ -86,6 +86,7 @@ class Folder:
 
     path: str
     items: list[Entry | Other] = field(default_factory=list)
+    header: str = ""  # its `path:` line in `ls -R`, as written
 
 
 @dataclass
@@ -222,7 +223,7 @@ class _Reader:
         if header and (after_blank or not self.listing.folders):
             self._count("ls")
             self.current = folder_key(header.group("path"))
-            self.listing.folder(self.current)
+            self.listing.folder(self.current).header = line
             return
         if _TREE_SUMMARY.match(stripped):
             self.listing.understood += 1
