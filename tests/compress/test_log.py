@@ -51,6 +51,16 @@ def test_distinct_error_lines_never_fold_into_a_count(token_counter: TokenCounte
     assert missing_error_lines(text, result.text) == []
 
 
+def test_distinct_warning_lines_never_fold_into_a_count(token_counter: TokenCounter) -> None:
+    # pip prints one such warning per folder; folding them hid four of thirteen.
+    lines = [
+        f"WARNING: Location '/srv/wheels/pkg{i}/' is ignored: it is not a URL" for i in range(12)
+    ]
+    text = "\n".join(["Collecting rich", *lines, *[f"Installing pkg{i}" for i in range(30)]])
+    out = compress(text, count_tokens=token_counter.count, kind="log").text.split("\n")
+    assert all(line in out for line in lines)
+
+
 def test_identical_error_lines_fold_because_the_line_is_still_there(
     token_counter: TokenCounter,
 ) -> None:

@@ -27,7 +27,7 @@ import numpy.typing as npt
 from sharedctx_server.fit import SizerProfile
 
 from .config import CompressConfig
-from .error_lines import notable
+from .error_lines import line_has_warning, notable
 from .markers import lines_marker, similar_marker
 from .masking import line_keys
 from .select import fingerprints, pick_distinct
@@ -56,6 +56,7 @@ class _Record:
     error: bool
     frame: bool
     marker: bool
+    warning: bool = False
 
 
 def _records(pieces: list[Piece], errors: list[bool]) -> list[_Record]:
@@ -65,7 +66,9 @@ def _records(pieces: list[Piece], errors: list[bool]) -> list[_Record]:
         single = piece.span == 1
         # A multi-line span is a frames marker: the frames it stands for carried no error.
         error = single and errors[pos]
-        records.append(_Record(piece.lines[0], piece.span, error, piece.frame, not single))
+        line = piece.lines[0]
+        warning = single and not error and line_has_warning(line)
+        records.append(_Record(line, piece.span, error, piece.frame, not single, warning))
         pos += piece.span
     return records
 
@@ -91,8 +94,10 @@ def _run_end(
             if j - i >= config.run_period:
                 break
             templates.append(j)  # a new shape, still within the run's first period
-        elif rec.error and all(collapse_ws(rec.line) != collapse_ws(records[t].line) for t in near):
-            break  # a different error line is never folded into a count
+        elif (rec.error or rec.warning) and all(
+            collapse_ws(rec.line) != collapse_ws(records[t].line) for t in near
+        ):
+            break  # a different error or warning line is never folded into a count
         j += 1
     return j, templates
 
