@@ -95,3 +95,66 @@ def test_tap_blocks_of_passing_tests_fold_with_them(token_counter: TokenCounter)
     assert "[... 30 passed tests omitted]" in out
     assert "not ok 31 - divides" in out
     assert "duration_ms: 0.2" not in result.text
+
+
+def _pytest_dots(failing_block: list[str], files: int) -> str:
+    """pytest's default output: each file's dots wrapped over lines of their own."""
+    progress = []
+    for f in range(files):
+        progress += [f"tests/test_mod{f}.py " + "." * 55 + " [ 20%]", "." * 72 + " [ 47%]"]
+    progress += ["tests/test_last.py ..F. [100%]"]
+    return "\n".join(
+        [
+            "============================= test session starts ==============================",
+            "platform linux -- Python 3.11.7, pytest-9.2.0, pluggy-1.7.0",
+            f"collected {127 * files + 4} items",
+            "",
+            *progress,
+            "",
+            "=================================== FAILURES ===================================",
+            *failing_block,
+            "=========================== short test summary info ============================",
+            "FAILED tests/test_last.py::test_restock - ValueError: negative restock -1",
+            f"========================= 1 failed, {127 * files + 3} passed in 0.75s ==========",
+        ]
+    )
+
+
+FAILING_BLOCK = [
+    "_________________________________ test_restock _________________________________",
+    "",
+    "    def test_restock():",
+    "        stock, n = 5, -1",
+    ">       assert restock(stock, n) == 4",
+    "",
+    "tests/test_last.py:12: ",
+    "_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _",
+    "",
+    "stock = 5, n = -1",
+    "",
+    "    def restock(stock, n):",
+    "        if n < 0:",
+    '>           raise ValueError(f"negative restock {n}")',
+    "E           ValueError: negative restock -1",
+    "",
+    "tests/test_last.py:5: ValueError",
+]
+
+
+def test_pytest_default_output_counts_every_line_of_dots(token_counter: TokenCounter) -> None:
+    text = _pytest_dots(FAILING_BLOCK, files=30)
+    result = compress(text, count_tokens=token_counter.count, tool_name="pytest")
+    assert result.compressor == "tests"
+    out = result.text.split("\n")
+    assert "tests/test_last.py ..F. [100%]" in out  # a line with a failure stays
+    assert not any(line.startswith("....") for line in out)
+    assert "3,810 passing tests counted by file" in out[0]  # the dots folded
+    assert all(line.rstrip() in out for line in FAILING_BLOCK if line)
+
+
+def test_a_short_pytest_report_keeps_its_failures_whole(token_counter: TokenCounter) -> None:
+    # Too few passes to fold: the tests form saves nothing, and the log compressor, whose
+    # sizer would drop lines of the failure, does not run after all.
+    text = _pytest_dots(FAILING_BLOCK * 3, files=1)
+    result = compress(text, count_tokens=token_counter.count, tool_name="pytest")
+    assert result.compressor == "none" and result.text == text

@@ -48,6 +48,12 @@ _STRUCTURAL: tuple[Callable[[Source], Plan | None], ...] = (
 # `[... 27 similar lines]`; the blame form keeps every line, at about three times the
 # tokens of the log compressor's on a 380-line file.
 _LINE_STRUCTURES = frozenset({"listing", "table", "diff", "blame", "tests", "source"})
+# Structures whose compressor promises to keep parts whole: when it saves nothing, the log
+# compressor does not run after all, since its sizer would cut them (a short pytest report
+# whose passing tests fit on a few lines of dots is its failures; the log compressor cut
+# their tracebacks for 44%). The stack trace compressor may: it trims only the middle frames
+# of long traces (cargo's backtraces through the standard library).
+_KEPT_WHOLE = {"tests": "a test report's failures stay whole (its sizer would cut them)"}
 # People's own words: markup there is what they wrote, not boilerplate around it.
 _SPOKEN_KINDS = frozenset({"message", "note"})
 
@@ -59,6 +65,11 @@ class Skipped:
     name: CompressorName
     share: float
     reason: str
+    # The generic compressor stepping aside: it runs after all if the structural one that
+    # understood the lines saves nothing, unless it is the log compressor and the content
+    # has parts that stay whole (`kept_whole` says which), which its sizer would cut.
+    fallback: bool = False
+    kept_whole: str = ""
 
 
 def _json(source: Source) -> Plan:
@@ -134,7 +145,8 @@ def candidates(source: Source, generic: bool = True) -> tuple[list[Plan], list[S
         # Named "log" without running detect (which would normalise every line for nothing):
         # content this structured is line-oriented output.
         why = f"the generic line compressor: {best.name} understood {best.share:.0%} of the lines"
-        skipped.append(Skipped("log", 0.0, why))
+        whole = _KEPT_WHOLE.get(best.name, "")
+        skipped.append(Skipped("log", 0.0, why, fallback=True, kept_whole=whole))
     else:
         plans.append(generic_plan(source))
     return plans, skipped

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..fit.terminal import strip_ansi
-from .candidates import candidates, generic_plan
+from .candidates import Skipped, candidates, generic_plan
 from .config import CompressConfig
 from .detect import looks_binary
 from .error_lines import ErrorMemo
@@ -126,12 +126,19 @@ def _run(
     trials: list[Trial] = []
     for plan in plans:
         _sort(_try(plan, source, count_tokens, original_tokens), results, trials)
-    stepped_aside = [s for s in skipped if s.name == "log" and s.share == 0.0]
+    stepped_aside = [s for s in skipped if s.fallback]
     if not results and stepped_aside:
         # The structural compressor the generic one stepped aside for saved nothing: the
-        # generic one runs after all.
-        skipped = [s for s in skipped if s not in stepped_aside]
-        _sort(_try(generic_plan(source), source, count_tokens, original_tokens), results, trials)
+        # generic one runs after all (candidates.Skipped says when the log compressor may not).
+        plan = generic_plan(source)
+        if plan.name != "log" or not any(s.kept_whole for s in stepped_aside):
+            skipped = [s for s in skipped if s not in stepped_aside]
+            _sort(_try(plan, source, count_tokens, original_tokens), results, trials)
+        else:
+            skipped = [
+                s if not s.kept_whole else Skipped(s.name, s.share, f"{s.reason}; {s.kept_whole}")
+                for s in skipped
+            ]
     results.sort(key=lambda r: r.rank)
     winner: Compressed | None = None
     for rank, result in enumerate(results):

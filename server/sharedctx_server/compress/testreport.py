@@ -27,6 +27,8 @@ __all__ = ["plan_tests"]
 _PASSES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?P<key>\S*?)(?:::\S+)+ (?:PASSED|SKIPPED|XFAIL|XPASS)\b.*$"), "key"),
     (re.compile(r"^(?P<key>\S+\.py) [.sxX]+ *(?:\[ *\d+%\])?$"), "key"),
+    # pytest wraps a file's progress onto lines of their own: they belong to the file above.
+    (re.compile(r"^(?P<key>)[.sxX]+ +\[ *\d+%\]$"), "key"),
     (
         re.compile(
             r"^\w+ \((?P<key>[\w.]+?)(?:\.\w+)?\)(?: \S.*)? \.\.\. "
@@ -42,7 +44,10 @@ _PASSES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?P<key>)[.i]+(?: \d+/\d+)?$"), "key"),  # cargo test -q progress
 )
 # Lines that belong to the passing test before (TAP's YAML block) or after (its header).
-_PROGRESS = re.compile(r"^\S+\.py ([.sxX]+) *(?:\[ *\d+%\])?$|^([.i]+)(?: \d+/\d+)?$")
+_PROGRESS = re.compile(r"^(?:\S+\.py )?([.sxX]+) *(?:\[ *\d+%\])?$|^([.i]+)(?: \d+/\d+)?$")
+# A pytest progress line of a file, failures and errors included: the file later lines of
+# dots belong to.
+_PYTEST_FILE = re.compile(r"^(\S+\.py) [.sxXFE]+ *\[ *\d+%\]$")
 _TAP_HEADER = re.compile(r"^ *# Subtest: ")
 _YAML_START = re.compile(r"^ +---$")
 _YAML_END = re.compile(r"^ +\.\.\.$")
@@ -94,9 +99,9 @@ def _read(lines: list[str]) -> _Read | None:
     tests = 0
     runner = False
     for i, line in enumerate(lines):
-        s = _SUITE.match(line)
+        s = _SUITE.match(line) or _PYTEST_FILE.match(line)
         if s:
-            suite = s.group("suite")
+            suite = s.group(1)
         for pattern, group in _PASSES:
             m = pattern.match(line)
             if m:
