@@ -50,6 +50,17 @@ def test_line_ends_and_texts_that_redraw_nothing_are_left_as_they_are() -> None:
     assert settle_progress(spinner, never) == (spinner, 0)
 
 
+def test_a_terminal_capture_with_windows_line_ends_is_settled_too() -> None:
+    # Through a pty every line ends in "\r\n", and a bar's first state may not start with a
+    # carriage return: the last one is the line end, the ones before separate states.
+    text = "start\r\n" + bar("epoch 1", 20).lstrip("\r") + "\r\ndone\r\n"
+    settled, dropped = settle_progress(text, never)
+    assert dropped == 20
+    assert settled.split("\n")[1] == (
+        "epoch 1: 100%|##########| 20/20 [00:20] [... 20 progress updates omitted]\r"
+    )
+
+
 def test_a_redrawn_line_that_reports_a_problem_in_any_state_stays_whole() -> None:
     def is_error(line: str) -> bool:
         return line.startswith(("ERROR", "E "))  # anchored, as error rules often are

@@ -13,7 +13,9 @@ lines the same way). A line is settled only when that makes it shorter (a spinne
 character states are not). What is not a redraw is left as it is:
 - a text without any newline, and a line whose every state ends in a carriage return without
   one before its first: there, carriage returns are an old Mac file's line ends;
-- a carriage return just before the newline (Windows line ends).
+- a carriage return just before the newline (Windows line ends); in a text whose lines
+  mostly end so, the states before it are settled (compression only: excerpts show such a
+  line as it is).
 A state that reports an error or a warning is never dropped by compression, which leaves such
 a line whole (an error line is never changed); the excerpt view shows the first and the last
 such state before the last state (`keep_notable`).
@@ -69,10 +71,14 @@ def settle_progress(text: str, is_notable: Callable[[str], bool]) -> tuple[str, 
     if not redraws(text):
         return text, 0
     lines = text.split("\n")
+    # Windows line ends (what a terminal capture holds): when most lines end in a carriage
+    # return, that one ends the line, and the states are before it.
+    crlf = 2 * sum(line.endswith("\r") for line in lines) > len(lines)
     total = 0
     for i, line in enumerate(lines):
-        settled, dropped = settle_line(line, is_notable)
+        end = "\r" if crlf and line.endswith("\r") else ""
+        settled, dropped = settle_line(line[: len(line) - len(end)], is_notable)
         if dropped:
-            lines[i] = settled
+            lines[i] = settled + end
             total += dropped
     return ("\n".join(lines), total) if total else (text, 0)
