@@ -140,6 +140,21 @@ def test_du_says_the_commonest_size_once(token_counter: TokenCounter) -> None:
     assert "[4.0K]" not in result.text
 
 
+def test_du_of_folders_counts_entries_and_takes_sizes_from_du(token_counter: TokenCounter) -> None:
+    # Plain du lists folders only, each size holding everything under it: summing them (as
+    # files) gave 9.2M for a 21M tree.
+    lines = []
+    for p in range(8):
+        lines += [f"{8 + i}K\t/srv/lib/pkg{p}/mod{p}_{i}" for i in range(12)]
+        lines.append(f"{sum(8 + i for i in range(12)) + 4}K\t/srv/lib/pkg{p}")
+    lines.append("1.3M\t/srv/lib")
+    result = compress("\n".join(lines), count_tokens=token_counter.count, tool_name="du")
+    assert result.compressor == "listing"
+    out = result.text.split("\n")
+    assert "105 entries (1.3M)" in out[0]
+    assert any(line.startswith("lib/pkg3/ (12 entries, 166K): ") for line in out)
+
+
 def test_sibling_folders_with_the_same_names_share_a_line(token_counter: TokenCounter) -> None:
     paths = [f"/usr/share/doc/pkg{i}/{n}" for i in range(30) for n in ("copyright", "changelog.gz")]
     result = compress("\n".join(paths), count_tokens=token_counter.count)

@@ -55,6 +55,9 @@ class _Renderer:
         self.shared = 0  # folders written on a line shared with same-named siblings
         self.root = self._root()
         self._stems: dict[str, set[str]] = {}  # folder path -> its files' stems
+        # du: each listed folder's own total, by folder key (a folder is an entry of its
+        # parent's, and its size holds everything under it).
+        self._du_sizes = _du_sizes(listing) if listing.style == "du" else {}
 
     def _root(self) -> str:
         paths = [p for p in self.listing.folders if p not in (".", "/")]
@@ -92,14 +95,19 @@ class _Renderer:
     def parts(self, folder: Folder) -> tuple[list[str], str, list[str]]:
         """A folder's facts (counts, size), its names and the lines kept under it."""
         entries = [i for i in folder.items if isinstance(i, Entry)]
-        files = [e for e in entries if not e.is_dir]
-        dirs = len(entries) - len(files)
-        size = sum(e.size for e in files if e.size is not None)
-        facts = [counted(len(files), "file")] if files else []
-        if dirs:
-            facts.append(counted(dirs, "dir"))
-        if size and self.listing.style != "tree":
-            facts.append(human_size(size))
+        if self.listing.style == "du":
+            facts = [counted(len(entries), "entry", "entries")]
+            size = self._du_sizes.get(folder.path) or _sizes(entries)
+            facts += [human_size(size)] if size else []
+        else:
+            files = [e for e in entries if not e.is_dir]
+            dirs = len(entries) - len(files)
+            size = _sizes(files)
+            facts = [counted(len(files), "file")] if files else []
+            if dirs:
+                facts.append(counted(dirs, "dir"))
+            if size and self.listing.style != "tree":
+                facts.append(human_size(size))
         # Sub-folders with a line of their own are counted here, not named twice.
         named = [e for e in entries if not self._own_line(folder, e)]
         names = self._names(folder, named) if named else ""
@@ -191,17 +199,26 @@ class _Renderer:
             i for f in self.listing.folders.values() for i in f.items if isinstance(i, Entry)
         ]
         dirs = sum(1 for e in entries if e.is_dir)
-        size = sum(e.size for e in entries if e.size is not None and not e.is_dir)
         where = f" of {self.root}" if self.root else ""
         if self.listing.root:
             where = f" of {self.listing.root}"
-        facts = (
-            f"{counted(len(entries), 'entry', 'entries')} ({counted(len(entries) - dirs, 'file')}"
-        )
-        facts += (f", {counted(dirs, 'dir')}" if dirs else "") + (
-            f", {human_size(size)}" if size else ""
-        )
-        facts += ")"
+        facts = counted(len(entries), "entry", "entries")
+        if self.listing.style == "du":
+            # Without -a, du lists folders only, and a folder's size holds its sub-folders':
+            # the total is what the folders that are no entry of another hold.
+            size = sum(
+                _sizes([i for i in f.items if isinstance(i, Entry)])
+                for p, f in self.listing.folders.items()
+                if p not in self._du_sizes
+            )
+            facts += f" ({human_size(size)})" if size else ""
+        else:
+            size = _sizes([e for e in entries if not e.is_dir])
+            facts += f" ({counted(len(entries) - dirs, 'file')}"
+            facts += (f", {counted(dirs, 'dir')}" if dirs else "") + (
+                f", {human_size(size)}" if size else ""
+            )
+            facts += ")"
         facts += f" in {counted(len(self.listing.folders), 'folder')}"
         usual = [f"files -{self.usual.file_mode}"] if self.usual.file_mode else []
         if self.usual.dir_mode:
@@ -224,6 +241,20 @@ class _Renderer:
         if self.omitted:
             parts.append(f"{self.omitted:,} names omitted")
         return form_header("; ".join(parts))
+
+
+def _sizes(entries: list[Entry]) -> int:
+    return sum(e.size for e in entries if e.size is not None)
+
+
+def _du_sizes(listing: Listing) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for folder in listing.folders.values():
+        base = "" if folder.path == "." else folder.path.rstrip("/") + "/"
+        for item in folder.items:
+            if isinstance(item, Entry) and item.size is not None:
+                sizes[folder_key(base + item.name)] = item.size
+    return sizes
 
 
 def _render(listing: Listing, source: Source) -> Attempt:
