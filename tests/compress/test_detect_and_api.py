@@ -78,6 +78,8 @@ def test_detect_a_trace_inside_a_long_log_as_log() -> None:
         "error[E0308]: mismatched types",
         "Traceback (most recent call last):",
         "the request timed out after 30 s",
+        "E: Unable to locate package libfoo-dev",  # apt
+        "npm ERR! code E404",  # npm before 9
     ],
 )
 def test_error_lines(line: str) -> None:
@@ -97,6 +99,7 @@ def test_error_lines(line: str) -> None:
         "    at handleError (/srv/app/errors.js:10:5)",
         "\t/srv/app/errors.go:12 +0x1d",
         "Every test passed.",
+        "E:\\data\\reports is mounted",  # a drive, not apt's label
     ],
 )
 def test_not_error_lines(line: str) -> None:
@@ -106,6 +109,7 @@ def test_not_error_lines(line: str) -> None:
 def test_warning_lines() -> None:
     assert line_has_warning("2025-01-02 WARNING disk 91% full")
     assert line_has_warning("DeprecationWarning: use load() instead")
+    assert line_has_warning("W: Some index files failed to download")  # apt
     assert not line_has_warning("build finished with 0 warnings")
     assert not line_has_warning("all good")
 

@@ -55,7 +55,10 @@ _FRAME_LOCATION = re.compile(
 )
 # pytest's "E   " detail lines (column 0), AssertionError, C's "Assertion `x' failed".
 _FAILED_ASSERTION = re.compile(r"^E \S|\bAssertionError\b|\b[Aa]ssertion\b.*\bfailed\b")
-_WARNING = re.compile(r"\bwarn(?:ing|ings|ed)?\b|\w+Warning\b|\bdeprecated\b", re.IGNORECASE)
+# apt's `W: ...` too.
+_WARNING = re.compile(
+    r"\bwarn(?:ing|ings|ed)?\b|\w+Warning\b|\bdeprecated\b|^\s*W:\s", re.IGNORECASE
+)
 _NO_WARNING = re.compile(r"\b(?:no|0|zero)\s+warnings?\b", re.IGNORECASE)
 _UNIT_BREAK = re.compile(r"\n|\\n")
 _NEWLINE = re.compile(r"\n")
@@ -95,7 +98,7 @@ _NEEDLES = (
 # The rest of the vocabulary: phrases whose words a tab or double space may separate, and the
 # shapes anchored at a line start (the scanned text starts with a newline, so "\n" anchors).
 # Each pattern starts with a literal, which the regex engine finds at C speed.
-_LINE_START_SHAPES = r"at\s|\d+:\s+0x|e\d{3,5}:|e\s"
+_LINE_START_SHAPES = r"at\s|\d+:\s+0x|e\d{3,5}:|e:\s|e\s"
 _SHAPES = tuple(
     re.compile(p)
     for p in (
@@ -131,7 +134,7 @@ def line_has_warning(line: str) -> bool:
     """Whether one line is a warning (kept with context by the log compressor)."""
     lowered = line.lower()
     # Every match of _WARNING contains one of these; most lines contain neither.
-    if "warn" not in lowered and "deprecated" not in lowered:
+    if "warn" not in lowered and "deprecated" not in lowered and "w:" not in lowered:
         return False
     return _WARNING.search(line) is not None and _NO_WARNING.search(line) is None
 

@@ -102,10 +102,12 @@ _SIGNALS: tuple[_Signal, ...] = (
         1.0,
         1,
     ),
-    # A line that starts with an error label: `error: ...`, `[ERROR] ...`, `FATAL ...`, `E1234:`.
+    # A line that starts with an error label: `error: ...`, `[ERROR] ...`, `FATAL ...`, `E1234:`,
+    # apt's `E: ...`, npm's `npm ERR! ...`.
     _Signal(
         re.compile(
-            r"^[ \t]*(?:\[?(?:error|err|fatal|critical|crit|panic|severe)\]?[:\s]|e\d{3,5}:)",
+            r"^[ \t]*(?:npm\s+)?(?:\[?(?:error|err|fatal|critical|crit|panic|severe)\]?[:!\s]"
+            r"|e\d{3,5}:|e:\s)",
             re.MULTILINE,
         ),
         ("err", "fatal", "crit", "panic", "severe", "e"),
