@@ -58,7 +58,18 @@ def test_terms_split_identifiers_and_drop_function_words() -> None:
 def test_inflections_meet_but_identifiers_stay() -> None:
     assert lexical_terms("failed fails failing fail") == ["fail"] * 4
     assert lexical_terms("stories carried class status") == ["story", "carry", "class", "statu"]
-    assert lexical_terms("http500 v2.3 is a") == ["http500", "v2", "3"]
+    assert lexical_terms("http500 v2.3 is a") == ["http500", "v2", "3", "v2.3"]
+    # A dotted name counts whole too, a dotted number does not.
+    assert lexical_terms("see logs.py at 10.0.0.1") == [
+        "see",
+        "log",
+        "py",
+        "10",
+        "0",
+        "0",
+        "1",
+        "logs.py",
+    ]
     # A stem's final "e" goes, so words whose inflections drop or keep it meet them.
     assert set(lexical_terms("upgrade upgrades upgraded upgrading")) == {"upgrad"}
     assert set(lexical_terms("package packages")) == {"packag"}

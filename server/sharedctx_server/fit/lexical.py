@@ -11,8 +11,8 @@ minus a short list of English function words, and a light suffix folding (`faile
 `failing` -> `fail`; `stories` -> `story`; a stem's final `e` goes: `upgrade`, `upgraded` ->
 `upgrad`) so inflections meet: it lifted LoCoMo evidence recall by about two points at every
 budget. Only regular suffixes of words of 4+ letters go; identifiers, error codes and numbers
-are otherwise matched as written. A snake_case name counts as its parts and once more joined
-(docs/fit.md).
+are otherwise matched as written. A snake_case name counts as its parts and once more joined,
+a dotted name (`logs.py`) as its parts and once more whole (docs/fit.md).
 """
 
 from __future__ import annotations
@@ -77,6 +77,10 @@ def fold_suffix(term: str) -> str:
 # so that a query that writes the name as one word meets it. Anchored on `\b` and an
 # underscore, this costs a fraction of the term scan; a word-by-word search cost as much again.
 _SNAKE = re.compile(r"\b\w+_\w+")
+# A dotted name that starts with a letter (`logs.py`, `os.path`, `java.lang.Thread`): one more
+# term, whole, so that a query naming a file meets the line that names it rather than every
+# line that says `logs`. Numbers (`10.0.0.1`, `0.5`) are not names.
+_DOTTED = re.compile(r"(?<![\w.])[^\W\d_][\w-]*(?:\.\w[\w-]*)+")
 
 
 def lexical_terms(text: str) -> list[str]:
@@ -93,6 +97,8 @@ def lexical_terms(text: str) -> list[str]:
             parts = [part for part in name.split("_") if part]
             if len(parts) >= 2:
                 terms.append(fold_suffix("".join(parts)))
+    if "." in folded:
+        terms.extend(name.rstrip(".") for name in _DOTTED.findall(folded))
     return terms
 
 
