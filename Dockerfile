@@ -80,9 +80,11 @@ WORKDIR /home/sharedctx
 EXPOSE 50051 9090
 
 # For plain `docker run`; Kubernetes ignores this and uses its native gRPC probes. Plaintext
-# only: with --tls-cert set, use a TLS-aware check instead.
+# only: with --tls-cert set, use a TLS-aware check instead. It asks `liveness`, which answers
+# while the process serves: the Redis-dependent status would mark every container unhealthy
+# (and have a swarm restart it) during a Redis outage that a restart cannot mend.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
-    CMD ["python", "-c", "import sys, grpc; from grpc_health.v1 import health_pb2 as h, health_pb2_grpc as g; r = g.HealthStub(grpc.insecure_channel('127.0.0.1:50051')).Check(h.HealthCheckRequest(), timeout=3); sys.exit(r.status != h.HealthCheckResponse.SERVING)"]
+    CMD ["python", "-c", "import sys, grpc; from grpc_health.v1 import health_pb2 as h, health_pb2_grpc as g; r = g.HealthStub(grpc.insecure_channel('127.0.0.1:50051')).Check(h.HealthCheckRequest(service='liveness'), timeout=3); sys.exit(r.status != h.HealthCheckResponse.SERVING)"]
 
 # Exec form: the server is PID 1 and gets SIGTERM itself (it drains for SHAREDCTX_GRACE_SECONDS).
 ENTRYPOINT ["sharedctx", "serve"]

@@ -155,6 +155,28 @@ async def test_two_workers_share_one_port_restart_when_killed_and_stop_together(
     assert not any(Path(f"/proc/{pid}").exists() for pid in workers)  # none left behind
 
 
+async def test_a_port_taken_by_another_servers_workers_is_refused_before_anything_starts(
+    redis_url: str,
+) -> None:
+    import socket
+
+    # Another `serve --workers N` listens with SO_REUSEPORT, which the workers would share.
+    with socket.socket() as other:
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        env = {**os.environ, "SHAREDCTX_REDIS_URL": redis_url}
+        done = subprocess.run(
+            [sys.executable, "-m", "sharedctx.cli", "serve", "--workers", "2",
+             "--listen", f"127.0.0.1:{port}"],
+            env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert done.returncode == 2
+    assert f"cannot listen on 127.0.0.1:{port}: the port is in use" in done.stderr
+    assert "worker" not in done.stderr  # refused by the supervisor, before any worker
+
+
 async def test_a_worker_that_cannot_start_stops_the_serve_with_its_reason(
     redis_url: str, clean_redis: str, tmp_path: Path
 ) -> None:
@@ -192,3 +214,27 @@ async def test_one_worker_is_the_plain_server(redis_url: str, clean_redis: str) 
         assert _workers(proc.pid) == []  # no supervisor, no spawned processes
         proc.send_signal(signal.SIGTERM)
         assert await asyncio.to_thread(proc.wait, 60) == 0
+
+
+class _Exited:
+    """A worker process that has exited (what the supervisor asks of one)."""
+
+    exitcode = -9
+
+    def is_alive(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize(("ran", "pause"), [(5.0, 8.0), (600.0, 1.0)])
+def test_a_worker_that_ran_healthy_for_a_while_restarts_after_the_first_pause(
+    ran: float, pause: float
+) -> None:
+    from sharedctx_server.workers import Supervisor, _Worker
+
+    supervisor = Supervisor(Settings(listen="127.0.0.1:0"), 1, None)
+    # It died three times in a row before (the pause doubled to 8 s), then ran `ran` seconds.
+    worker = _Worker(_Exited(), time.monotonic() - ran, ready=True, pause=8.0)  # type: ignore[arg-type]
+    supervisor._workers[0] = worker
+    supervisor._restart_dead()
+    assert worker.restart_at is not None
+    assert worker.restart_at - time.monotonic() == pytest.approx(pause, abs=0.5)

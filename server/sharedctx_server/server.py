@@ -17,7 +17,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 
-from .cores import worker_count
+from .cores import cpu_limit, worker_count
 from .edge.interceptors import WrappedRegistration, server_layers
 from .edge.metrics import Metrics, MetricsServer, TimedEncoder
 from .edge.observe import ObserveInterceptor
@@ -144,7 +144,10 @@ def load_embedder(settings: Settings) -> Embedder:
         dim=settings.embedding_dim or None,
         compute=check_compute(settings.embedding_compute),  # checked by Settings: a narrowing
     )
-    return Embedder.load(spec, settings.cache_dir, threads=settings.embedding_threads or None)
+    # The CPUs the process may use, a container's CPU limit included: onnxruntime's own default
+    # is every core of the node, which a 2-CPU pod on a 64-core node would throttle on.
+    threads = settings.embedding_threads or cpu_limit()
+    return Embedder.load(spec, settings.cache_dir, threads=threads)
 
 
 async def start(

@@ -403,11 +403,16 @@ class Settings:
     jwt_key: Path | None = _setting(
         None,
         "security",
-        "JWT key file: an HS256 secret (32+ bytes) or an RSA, EC or Ed25519 public key (PEM)",
+        "JWT key file: an HS256 secret (32+ bytes; whitespace around it is not part of it) or "
+        "an RSA, EC or Ed25519 public key (PEM)",
         shown="none",
     )
-    jwt_issuer: str | None = _setting(None, "security", "required `iss` of JWTs", shown="any")
-    jwt_audience: str | None = _setting(None, "security", "required `aud` of JWTs", shown="any")
+    jwt_issuer: str | None = _setting(
+        None, "security", "required `iss` of JWTs (needed with jwt_key)", shown="none"
+    )
+    jwt_audience: str | None = _setting(
+        None, "security", "required `aud` of JWTs (needed with jwt_key)", shown="none"
+    )
     tls_cert: Path | None = _setting(
         None, "security", "server certificate chain (PEM): serve TLS", shown="none"
     )

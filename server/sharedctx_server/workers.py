@@ -23,6 +23,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import socket
 import sys
 import threading
 import time
@@ -43,9 +44,11 @@ from .state.quotas import QuotaTable
 log = logging.getLogger(__name__)
 
 # A worker that dies is started again after this pause, doubling up to the cap while it keeps
-# dying, so a broken setup does not spin.
+# dying, so a broken setup does not spin; one that ran _HEALTHY_RUN before dying starts again
+# after the first pause (an occasional death weeks apart is not a crash loop).
 _RESTART_PAUSE = 1.0
 _RESTART_PAUSE_MAX = 30.0
+_HEALTHY_RUN = 60.0
 # How long a worker may take to load the model and answer; past it the start has failed.
 _START_TIMEOUT = 300.0
 # Beyond the grace period: time for a worker to release Redis and the model after draining.
@@ -86,6 +89,7 @@ async def serve_workers(settings: Settings, count: int) -> None:
     # file fails once rather than in every worker.
     check_listen_is_safe(settings)
     QuotaTable.from_settings(settings)
+    _check_port_free(settings.listen)
     embedded = None
     if not settings.redis_url:
         embedded = EmbeddedRedis(settings.data_dir)
@@ -95,6 +99,29 @@ async def serve_workers(settings: Settings, count: int) -> None:
     finally:
         if embedded is not None:
             await embedded.stop()
+
+
+def _check_port_free(listen: str) -> None:
+    """ConfigError when something listens on `listen` already. The workers bind with
+    SO_REUSEPORT, which another server's workers would share: without this check a second
+    `serve --workers N` on the same port starts, and the kernel splits the clients between
+    two servers (two stores, with different --data-dir or --redis-url)."""
+    host, _, port = listen.rpartition(":")
+    if port == "0":
+        return
+    host = host.strip("[]")
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host or None, int(port), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot listen on {listen}: the port is in use or the address is not this "
+            f"machine's ({exc.strerror or exc})"
+        ) from None
 
 
 @dataclass
@@ -206,6 +233,8 @@ class Supervisor:
             if worker.process.is_alive():
                 continue
             if worker.restart_at is None:
+                if worker.ready and now - worker.started >= _HEALTHY_RUN:
+                    worker.pause = _RESTART_PAUSE
                 log.error(
                     "worker %d exited with code %s; starting it again in %.0fs",
                     index,
