@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -275,3 +276,29 @@ async def test_a_redis_that_does_not_answer_at_start_is_logged(
             await running.stop(0)
     assert f"Redis at 127.0.0.1:{nobody} does not answer" in caplog.text
     assert "hunter2" not in caplog.text
+
+
+async def test_a_hung_redis_fails_calls_at_once_and_they_work_again_when_it_answers(
+    settings: Settings, token_counter: TokenCounter, tmp_path: Path
+) -> None:
+    redis = LocalRedis(data_dir=tmp_path / "redis").start()
+    pid = redis._proc.pid if redis._proc is not None else 0
+    try:
+        async with serving(
+            settings, token_counter, redis_url=redis.url, redis_timeout_seconds=1.0
+        ) as (running, client):
+            await client.put(NS, "k", "before")
+            # Stopped, not killed: connections stay open and nothing answers (a network
+            # partition, a Redis stuck on disk), so each call would wait for the timeout.
+            os.kill(pid, signal.SIGSTOP)
+            await wait_for_health(running.port, SERVICE_NAME, NOT_SERVING)
+            with pytest.raises(UnavailableError, match="calls fail at once until it does"):
+                await client.put(NS, "k2", "during", timeout=30)
+            os.kill(pid, signal.SIGCONT)
+            # The first call after Redis answers again goes through: it checks first.
+            await client.put(NS, "k3", "after", timeout=30)
+            assert (await client.get(NS, "k3")).content == "after"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+        redis.stop()

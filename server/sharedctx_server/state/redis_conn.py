@@ -16,7 +16,9 @@ conflict with its own first attempt; clients that must know use `if_version` and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from redis.asyncio import Redis, RedisCluster
@@ -45,20 +47,69 @@ _UNAVAILABLE = (
 )
 
 
+class RedisHealth:
+    """Whether Redis answered the last health check (Store.ping), for failing fast: a Redis
+    that hangs rather than refusing connections would hold every call for the socket timeout
+    (and a client's retries for several), while the server already knows it is gone. While
+    the last check failed, a call first waits for one quick check (`probe`, shared by every
+    call that arrives meanwhile): when Redis answers it, the call goes ahead, so calls work
+    again the moment Redis does, not at the next health check."""
+
+    __slots__ = ("_probe", "_probing", "down_since")
+
+    def __init__(self, probe: Callable[[], Awaitable[bool]]) -> None:
+        self.down_since: float | None = None  # time.monotonic() of the first failed check
+        self._probe = probe
+        self._probing: asyncio.Future[bool] | None = None
+
+    def report(self, answered: bool) -> None:
+        """The outcome of a health check."""
+        if answered:
+            self.down_since = None
+        elif self.down_since is None:
+            self.down_since = time.monotonic()
+
+    async def answers(self) -> bool:
+        """True when Redis is not known to be down, or answers a quick check now."""
+        if self.down_since is None:
+            return True
+        if self._probing is None or self._probing.done():
+            self._probing = asyncio.ensure_future(self._probe())
+        answered = await asyncio.shield(self._probing)
+        self.report(answered)
+        return answered
+
+
 class RedisErrors:
     """Around a store operation: Redis failures that pass (connection lost, timed out, cluster
-    down) become StoreUnavailable, and `on_unavailable` is told the operation's name. A class
-    rather than a generator-based context manager: it runs around every store call, and a
-    generator costs several times as much to enter and leave."""
+    down) become StoreUnavailable, and `on_unavailable` is told the operation's name; while
+    `health` says the last check failed, the operation fails so at once. A class rather than a
+    generator-based context manager: it runs around every store call, and a generator costs
+    several times as much to enter and leave."""
 
-    __slots__ = ("_on_unavailable", "_operation")
+    __slots__ = ("_health", "_on_unavailable", "_operation")
 
-    def __init__(self, operation: str, on_unavailable: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        operation: str,
+        on_unavailable: Callable[[str], None] | None = None,
+        health: RedisHealth | None = None,
+    ) -> None:
         self._operation = operation
         self._on_unavailable = on_unavailable
+        self._health = health
 
     async def __aenter__(self) -> None:
-        return None
+        health = self._health
+        # The attribute first: a coroutine per store call would cost more than the check.
+        if health is not None and health.down_since is not None and not await health.answers():
+            if self._on_unavailable is not None:
+                self._on_unavailable(self._operation)
+            since = time.monotonic() - (health.down_since or time.monotonic())
+            raise StoreUnavailable(
+                f"Redis is unavailable: it has not answered the server's health checks for "
+                f"{since:.0f}s; calls fail at once until it does"
+            )
 
     async def __aexit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
         if exc is None or not isinstance(exc, _UNAVAILABLE):

@@ -31,7 +31,7 @@ from .records import (
     text,
 )
 from .redis_clock import RedisClock
-from .redis_conn import RedisErrors, ping
+from .redis_conn import RedisErrors, RedisHealth, ping
 from .registry import NamespaceRegistry
 from .scripts import Scripts
 
@@ -50,6 +50,10 @@ _EVICT_ROUNDS = 5
 class VectorsGone(Exception):
     """put_many wrote nothing: a vector counted on as stored is gone. The write path computes
     the vectors and writes again; never a reply."""
+
+
+# While Redis is down, how long a call waits for it to answer before failing.
+_QUICK_CHECK = 0.25
 
 
 class Store:
@@ -86,10 +90,14 @@ class Store:
         )  # fmt: skip
         # Told the operation's name each time Redis fails one (the Redis-errors metric).
         self._on_unavailable = on_unavailable
+        # Set by ping (the health service's check): while it fails, operations fail at once
+        # unless Redis answers a quick check.
+        self.health = RedisHealth(self._answers_quickly)
 
     def _errors(self, operation: str) -> RedisErrors:
-        """Redis failures of `operation` become StoreUnavailable (and the Redis-errors metric)."""
-        return RedisErrors(operation, self._on_unavailable)
+        """Redis failures of `operation` become StoreUnavailable (and the Redis-errors metric),
+        at once while the last health check failed."""
+        return RedisErrors(operation, self._on_unavailable, self.health)
 
     def _ns(self, namespace: str) -> K.NamespaceKeys:
         return K.namespace(namespace, self._model_id)
@@ -107,13 +115,26 @@ class Store:
     async def ping(self) -> bool:
         """True when Redis answers (on a Redis Cluster: every master); also samples Redis's
         clock, so that Fit can read it without a round trip (see redis_clock.py)."""
+        answered = await self._answers()
+        self.health.report(answered)
+        return answered
+
+    async def _answers(self) -> bool:
+        # Not through _errors: the check itself must reach Redis to see it come back.
         try:
-            async with self._errors("ping"):
-                if not await ping(self._redis):
-                    return False
-                await self._sample_clock()
-                return True
+            async with RedisErrors("ping", self._on_unavailable):
+                if await ping(self._redis):
+                    await self._sample_clock()
+                    return True
         except StoreUnavailable:
+            pass
+        return False
+
+    async def _answers_quickly(self) -> bool:
+        """_answers within _QUICK_CHECK seconds (what a call waits for while Redis is down)."""
+        try:
+            return await asyncio.wait_for(self._answers(), _QUICK_CHECK)
+        except TimeoutError:
             return False
 
     async def _sample_clock(self) -> None:
