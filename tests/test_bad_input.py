@@ -6,7 +6,7 @@ from typing import Any
 
 import grpc
 import pytest
-from sharedctx import AsyncClient, InvalidArgumentError, ResourceExhaustedError
+from sharedctx import AsyncClient, InvalidArgumentError, ResourceExhaustedError, SharedCtxError
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 from sharedctx_server.server import RunningServer
@@ -187,6 +187,24 @@ async def test_required_namespace_and_key_messages_give_the_configured_limits(
         with pytest.raises(InvalidArgumentError, match=r"1-100 bytes") as info:
             await c.put(NS, "", "x")
         assert info.value.field == "key"
+
+
+async def test_a_broken_limit_says_which_server_setting_sets_it(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    limits = Limits(max_key_bytes=16, max_tags=2, max_ttl_seconds=100, max_budget_tokens=500)
+    async with serving(settings, token_counter, limits=limits) as (_, c):
+        calls = {
+            "--max-key-bytes / SHAREDCTX_MAX_KEY_BYTES": c.put(NS, "k" * 17, "x"),
+            "--max-tags / SHAREDCTX_MAX_TAGS": c.put(NS, "k", "x", tags=("a", "b", "c")),
+            "--max-ttl-seconds / SHAREDCTX_MAX_TTL_SECONDS": c.put(NS, "k", "x", ttl_seconds=101),
+            "--max-budget-tokens / SHAREDCTX_MAX_BUDGET_TOKENS": c.fit(NS, "q", 501),
+        }
+        for names, call in calls.items():
+            with pytest.raises(SharedCtxError) as info:
+                await call
+            assert info.value.message.endswith(f"(the server's {names})"), info.value.message
+        await assert_nothing_written(c)
 
 
 async def _refusal(server: RunningServer, method: str, request: Any) -> grpc.aio.AioRpcError:

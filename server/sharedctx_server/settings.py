@@ -498,6 +498,13 @@ def _parse(raw: str, f: Field[Any]) -> Any:
     return raw
 
 
+def how_to_set(name: str) -> str:
+    """How an operator changes the setting `name` of Settings or Limits, for messages that name
+    a limit: "--max-tags / SHAREDCTX_MAX_TAGS" (only the variable for an env-only setting)."""
+    found = next(f for cls in (Settings, Limits) for f in fields(cls) if f.name == name)
+    return _names(found)
+
+
 def _names(f: Field[Any]) -> str:
     """How people set this field: "--max-tags / SHAREDCTX_MAX_TAGS" (only the variable for an
     env-only setting)."""

@@ -46,7 +46,7 @@ from ..model import (
     ResumePoint,
 )
 from ..services.fit_model import Filters, FitQuery
-from ..settings import Limits, Settings
+from ..settings import Limits, Settings, how_to_set
 from ..state.records import decode_page_token, decode_resume_token
 
 T = TypeVar("T")
@@ -91,6 +91,11 @@ _FIT_COUNTS = {
 # --- field rules ----------------------------------------------------------------------------
 
 
+def _set_by(setting: str) -> str:
+    """The end of a message naming a limit: which server setting sets it."""
+    return f" (the server's {how_to_set(setting)})"
+
+
 def namespace(value: str, limits: Limits) -> str:
     """A namespace is 1..max characters of [A-Za-z0-9._:/-]."""
     if not value:
@@ -101,7 +106,8 @@ def namespace(value: str, limits: Limits) -> str:
     if len(value) > limits.max_namespace_chars:
         raise InvalidArgument(
             "namespace",
-            f"is {len(value)} characters; at most {limits.max_namespace_chars} are allowed",
+            f"is {len(value)} characters; at most {limits.max_namespace_chars} are allowed"
+            + _set_by("max_namespace_chars"),
         )
     if not _NAMESPACE_RE.fullmatch(value):
         bad = next(c for c in value if not _NAMESPACE_RE.fullmatch(c))
@@ -119,7 +125,11 @@ def key(value: str, limits: Limits, field: str = "key") -> str:
         )
     size = _utf8_len(value, field)
     if size > limits.max_key_bytes:
-        raise InvalidArgument(field, f"is {size} bytes; at most {limits.max_key_bytes} are allowed")
+        raise InvalidArgument(
+            field,
+            f"is {size} bytes; at most {limits.max_key_bytes} are allowed"
+            + _set_by("max_key_bytes"),
+        )
     found = _CONTROL_RE.search(value)
     if found:
         raise InvalidArgument(
@@ -134,8 +144,8 @@ def content_size(value: str, limits: Limits, field: str = "content") -> int:
     if size > limits.max_content_bytes:
         raise LimitExceeded(
             "max_content_bytes",
-            f"{field} is {size} bytes; the limit is {limits.max_content_bytes} "
-            "(raise SHAREDCTX_MAX_CONTENT_BYTES or split the content)",
+            f"{field} is {size} bytes; the limit is {limits.max_content_bytes} (split the "
+            f"content, or raise the server's {how_to_set('max_content_bytes')})",
         )
     return size
 
@@ -143,9 +153,12 @@ def content_size(value: str, limits: Limits, field: str = "content") -> int:
 def _short_text(value: str, limits: Limits, field: str, cap: int | None = None) -> str:
     """Short metadata fields (role, agent_id, tool_name, thread, tags) are bounded, printable."""
     size = _utf8_len(value, field)
+    setting = "max_field_bytes" if cap is None else "max_tag_bytes"
     cap = limits.max_field_bytes if cap is None else cap
     if size > cap:
-        raise InvalidArgument(field, f"is {size} bytes; at most {cap} are allowed")
+        raise InvalidArgument(
+            field, f"is {size} bytes; at most {cap} are allowed" + _set_by(setting)
+        )
     if _CONTROL_RE.search(value):
         raise InvalidArgument(field, "may not contain control characters")
     return value
@@ -153,7 +166,9 @@ def _short_text(value: str, limits: Limits, field: str, cap: int | None = None) 
 
 def _tags(tags: Sequence[str], limits: Limits) -> tuple[str, ...]:
     if len(tags) > limits.max_tags:
-        raise InvalidArgument("tags", f"has {len(tags)} tags; at most {limits.max_tags} allowed")
+        raise InvalidArgument(
+            "tags", f"has {len(tags)} tags; at most {limits.max_tags} allowed" + _set_by("max_tags")
+        )
     for i, tag in enumerate(tags):
         if not tag:  # a filter on it could never be written; most likely a caller's slip
             raise InvalidArgument(f"tags[{i}]", "is empty; a tag needs at least one character")
@@ -176,7 +191,9 @@ def _ttl_ms(ttl_seconds: int, settings: Settings) -> int:
         )
     if ttl_seconds > limits.max_ttl_seconds:
         raise InvalidArgument(
-            "ttl_seconds", f"is {ttl_seconds}; at most {limits.max_ttl_seconds} is allowed"
+            "ttl_seconds",
+            f"is {ttl_seconds}; at most {limits.max_ttl_seconds} is allowed"
+            + _set_by("max_ttl_seconds"),
         )
     return (ttl_seconds or settings.default_ttl_seconds) * 1000
 
@@ -194,7 +211,8 @@ def _batch(count: int, limits: Limits, field: str = "entries") -> None:
         raise LimitExceeded(
             "max_batch_entries",
             f"{field} holds {count} items; the limit is {limits.max_batch_entries} per call "
-            "(send several smaller batches)",
+            f"(send several smaller batches, or raise the server's "
+            f"{how_to_set('max_batch_entries')})",
         )
 
 
@@ -276,7 +294,8 @@ def _entries(requests: Sequence[pb.PutRequest], settings: Settings, batch: bool)
     if total > limits.max_batch_bytes:
         raise LimitExceeded(
             "max_batch_bytes",
-            f"the batch holds {total} bytes of content; the limit is {limits.max_batch_bytes}",
+            f"the batch holds {total} bytes of content; the limit is {limits.max_batch_bytes}"
+            + _set_by("max_batch_bytes"),
         )
     return entries
 
@@ -462,7 +481,7 @@ def fit(req: pb.FitRequest, settings: Settings) -> FitQuery:
         raise LimitExceeded(
             "max_budget_tokens",
             f"budget_tokens {req.budget_tokens} exceeds the server's limit of "
-            f"{limits.max_budget_tokens}",
+            f"{limits.max_budget_tokens}" + _set_by("max_budget_tokens"),
         )
     content_size(req.query, limits, "query")
     strategy = _enum(req.strategy, _STRATEGIES, "strategy")
