@@ -177,6 +177,17 @@ async def test_a_port_taken_by_another_servers_workers_is_refused_before_anythin
     assert "worker" not in done.stderr  # refused by the supervisor, before any worker
 
 
+def test_far_more_workers_than_cpus_is_warned_about() -> None:
+    many = 2 * cpu_limit() + 1
+    done = subprocess.run(
+        [sys.executable, "-m", "sharedctx.cli", "serve", "--workers", str(many),
+         "--listen", "0.0.0.0:1"],  # refused right after: no auth on a network address
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert f"warning: {many} workers for {cpu_limit()} CPUs" in done.stderr
+
+
 async def test_a_worker_that_cannot_start_stops_the_serve_with_its_reason(
     redis_url: str, clean_redis: str, tmp_path: Path
 ) -> None:

@@ -64,7 +64,7 @@ def _serve(args: argparse.Namespace) -> int:
     import asyncio
 
     try:
-        from .cores import worker_count
+        from .cores import cpu_limit, worker_count
         from .edge.logs import configure as configure_logging
         from .errors import ConfigError
         from .workers import serve_workers
@@ -79,6 +79,13 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     configure_logging(settings.log_format, settings.log_level)
     count = worker_count(settings.workers)
+    if count > 2 * cpu_limit():
+        # Each worker holds its own model and caches (about 265 MB) and wants a core.
+        print(
+            f"sharedctx serve: warning: {count} workers for {cpu_limit()} CPUs; each takes about "
+            "265 MB and one core (--workers auto sizes it)",
+            file=sys.stderr,
+        )
     if count > 1:
         # The supervisor never loads the server (the model, gRPC): only its workers do.
         running = serve_workers(settings, count)
