@@ -40,6 +40,12 @@ _CONNECT_REASON = re.compile(
     r"|Connection timed out",
     re.IGNORECASE,
 )
+# What gRPC says when the two ends disagree on TLS: a plaintext client at a TLS port sees the
+# socket closed, a TLS client at a plaintext port a handshake error, and a server that wants a
+# client certificate closes the socket on one that sends none.
+_TLS_MISMATCH = re.compile(
+    r"Socket closed|WRONG_VERSION_NUMBER|handshake|SSL|certificate", re.IGNORECASE
+)
 _MAX_MESSAGE = 64 * 1024 * 1024
 
 
@@ -194,11 +200,18 @@ class _Calls:
         error = from_rpc_error(exc)
         if isinstance(error, UnavailableError) and _CONNECT_FAILURE.search(error.message):
             reason = _CONNECT_REASON.search(error.message)
+            tls = (
+                " If it is, its TLS and yours may differ: --tls / --tls-ca for a server with "
+                "--tls-cert, neither for one without, and --tls-client-cert / --tls-client-key "
+                "for one that asks for client certificates."
+                if reason is None and _TLS_MISMATCH.search(error.message)
+                else ""
+            )
             return UnavailableError(
                 f"cannot reach a sharedctx server at {self.target}"
                 f"{f' ({reason.group(0).lower()})' if reason else ''}: is `sharedctx serve` "
-                "running there? Check --target / SHAREDCTX_TARGET (gRPC said: "
-                f"{error.message})",
+                "running there? Check --target / SHAREDCTX_TARGET."
+                f"{tls} (gRPC said: {error.message})",
                 error.code,
             )
         return error

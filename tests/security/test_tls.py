@@ -45,8 +45,9 @@ async def test_tls_client_connects_and_plaintext_or_untrusting_clients_fail(
         async with tls_client(running.port, pki.ca) as client:
             await client.put(NS, "k", "over TLS")
             assert (await client.get(NS, "k", full=True)).content == "over TLS"
-        with pytest.raises(UnavailableError):
+        with pytest.raises(UnavailableError, match="its TLS and yours may differ") as info:
             await plaintext.get(NS, "k")
+        assert "--tls / --tls-ca for a server with --tls-cert" in info.value.message
         # A client that does not trust the server's CA refuses the handshake.
         async with tls_client(running.port, pki.rogue_ca) as wary:
             with pytest.raises(UnavailableError):
@@ -59,7 +60,7 @@ async def test_mtls_requires_a_client_certificate_of_the_configured_ca(
     mtls = {"tls_cert": pki.server.cert, "tls_key": pki.server.key, "tls_client_ca": pki.ca}
     async with serving(settings, token_counter, **mtls) as (running, _):
         async with tls_client(running.port, pki.ca) as no_cert:
-            with pytest.raises(UnavailableError):
+            with pytest.raises(UnavailableError, match="--tls-client-cert / --tls-client-key"):
                 await no_cert.put(NS, "k", "refused")
         async with tls_client(running.port, pki.ca, pki.rogue_client) as intruder:
             with pytest.raises(UnavailableError):
