@@ -153,6 +153,12 @@ def test_short_prose_is_untouched_and_long_prose_only_loses_whitespace(
     assert result.compressor == "text"
     assert result.text.split() == long.split()
     assert "\n\n\n" not in result.text and "  " not in result.text
+    # Nothing but whitespace went: the explanation promises no markers.
+    from sharedctx_server.compress.explanation import explanation_lines
+
+    lines = explanation_lines(explain(long, count_tokens=token_counter.count, kind="document"))
+    assert "left out by text: extra whitespace" in lines
+    assert not any("carries a [... N ... omitted] marker" in line for line in lines)
 
 
 def test_content_carrying_a_marker_is_a_compressed_form(token_counter: TokenCounter) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .choose import Choice
+from .markers import has_marker
 from .pipeline import describe
 
 __all__ = ["explanation_data", "explanation_lines"]
@@ -28,9 +29,10 @@ def explanation_lines(choice: Choice) -> list[str]:
     chosen = [t for t in choice.trials if t.outcome == "chosen"]
     if chosen and chosen[-1].dropped:
         lines.append(f"left out by {chosen[-1].name}: " + "; ".join(chosen[-1].dropped))
-        lines.append(
-            "(each place where something was left out carries a [... N ... omitted] marker)"
-        )
+        if has_marker(choice.result.text):  # not when only whitespace went
+            lines.append(
+                "(each place where something was left out carries a [... N ... omitted] marker)"
+            )
     return lines
 
 
