@@ -26,7 +26,7 @@ from .edge.tracing import Tracing
 from .embedding import Embedder, MicroBatcher, ModelSpec, QueryCache, check_compute
 from .errors import ConfigError
 from .security import tls
-from .security.auth import check_listen_is_safe
+from .security.auth import check_listen_is_safe, jwt_verifier
 from .segment import SegmentConfig, Segmenter
 from .services.derive import EntryDeriver
 from .services.entry_embeddings import EntryEmbeddings
@@ -160,6 +160,7 @@ async def start(
     # Before anything starts (each value was checked when `settings` was built): an open server
     # on a network address must be asked for explicitly, and a bad quotas file stops the start.
     check_listen_is_safe(settings)
+    jwt_verifier(settings)
     quotas = QuotaTable.from_settings(settings)
     embedded = None
     url = settings.redis_url

@@ -36,7 +36,7 @@ from typing import Any
 from .cores import cpu_limit
 from .edge.metrics import parse_listen
 from .errors import ConfigError
-from .security.auth import check_listen_is_safe
+from .security.auth import check_listen_is_safe, jwt_verifier
 from .settings import Settings
 from .state.embedded import EmbeddedRedis, free_port
 from .state.quotas import QuotaTable
@@ -88,6 +88,7 @@ async def serve_workers(settings: Settings, count: int) -> None:
     # Checked here too, before the embedded Redis starts, so a refused setup or a bad quotas
     # file fails once rather than in every worker.
     check_listen_is_safe(settings)
+    jwt_verifier(settings)
     QuotaTable.from_settings(settings)
     _check_port_free(settings.listen)
     embedded = None

@@ -109,6 +109,20 @@ def test_jwt_issuer_without_a_key_is_a_config_error() -> None:
         Authenticator.from_settings(Settings(jwt_issuer="https://issuer.example"))
 
 
+async def test_a_bad_jwt_setting_stops_serve_before_the_embedded_redis_starts(
+    tmp_path: Path,
+) -> None:
+    from sharedctx_server.server import start
+
+    key = tmp_path / "jwt.key"
+    key.write_bytes(b"k" * 40)
+    data_dir = tmp_path / "data"
+    settings = Settings(redis_url=None, data_dir=data_dir, jwt_key=key)  # no issuer, audience
+    with pytest.raises(ConfigError, match="needs all of --jwt-key, --jwt-issuer"):
+        await start(settings)
+    assert not data_dir.exists()
+
+
 def test_security_settings_come_from_the_environment() -> None:
     s = Settings.from_env(
         {

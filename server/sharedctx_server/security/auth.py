@@ -100,11 +100,7 @@ class Authenticator:
             if settings.auth_tokens
             else None
         )
-        jwt = None
-        if settings.jwt_key is not None:
-            jwt = JwtVerifier.from_settings(settings)
-        elif settings.jwt_issuer or settings.jwt_audience:
-            raise ConfigError("--jwt-issuer/--jwt-audience need --jwt-key (secret or public key)")
+        jwt = jwt_verifier(settings)
         if tokens is None and jwt is None:
             return None
         if tokens is not None and tokens.current().certs and settings.tls_client_ca is None:
@@ -151,6 +147,17 @@ def is_loopback(listen: str) -> bool:
     except ValueError:
         # Empty (all interfaces) or a host name that could resolve anywhere.
         return False
+
+
+def jwt_verifier(settings: Settings) -> JwtVerifier | None:
+    """The configured JWT verifier (None without --jwt-key); ConfigError for a key that cannot
+    be read or used, or an issuer or audience without a key. `serve` asks before anything
+    starts, so a bad JWT setting stops it before the embedded Redis is up."""
+    if settings.jwt_key is not None:
+        return JwtVerifier.from_settings(settings)
+    if settings.jwt_issuer or settings.jwt_audience:
+        raise ConfigError("--jwt-issuer/--jwt-audience need --jwt-key (secret or public key)")
+    return None
 
 
 def check_listen_is_safe(settings: Settings) -> None:
