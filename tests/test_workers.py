@@ -188,6 +188,27 @@ def test_far_more_workers_than_cpus_is_warned_about() -> None:
     assert f"warning: {many} workers for {cpu_limit()} CPUs" in done.stderr
 
 
+async def test_a_stopped_worker_is_killed_and_started_again(
+    redis_url: str, clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHAREDCTX_WORKER_STALL_SECONDS", "3")
+    flags = ("--workers", "2", "--embedding-threads", "1")
+    with supervisor(redis_url, *flags) as (proc, _):
+        assert proc.stdout is not None and "(2 workers)" in proc.stdout.readline()
+        stopped = _workers(proc.pid)[0]
+        # Stopped (hung, deadlocked): alive to the kernel, which goes on handing it connections.
+        os.kill(stopped, signal.SIGSTOP)
+        deadline = time.monotonic() + 120
+        while stopped in _workers(proc.pid) or len(_workers(proc.pid)) < 2:
+            assert time.monotonic() < deadline, "the stopped worker was not replaced"
+            await asyncio.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        code = await asyncio.to_thread(proc.wait, 60)
+        stderr = proc.stderr.read() if proc.stderr else ""
+    assert code == 0, stderr
+    assert "has not run for" in stderr and "(stopped or hung); killing it" in stderr
+
+
 async def test_a_worker_that_cannot_start_stops_the_serve_with_its_reason(
     redis_url: str, clean_redis: str, tmp_path: Path
 ) -> None:
@@ -244,7 +265,7 @@ def test_a_worker_that_ran_healthy_for_a_while_restarts_after_the_first_pause(
 
     supervisor = Supervisor(Settings(listen="127.0.0.1:0"), 1, None)
     # It died three times in a row before (the pause doubled to 8 s), then ran `ran` seconds.
-    worker = _Worker(_Exited(), time.monotonic() - ran, ready=True, pause=8.0)  # type: ignore[arg-type]
+    worker = _Worker(_Exited(), time.monotonic() - ran, None, ready=True, pause=8.0)  # type: ignore[arg-type]
     supervisor._workers[0] = worker
     supervisor._restart_dead()
     assert worker.restart_at is not None

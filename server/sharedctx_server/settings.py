@@ -274,6 +274,14 @@ class Settings:
         "auto = the CPUs this process may use, cgroup limits included",
         rule=Rule(_workers, "a positive integer or auto"),
     )
+    worker_stall_seconds: float = _setting(
+        30.0,
+        "server",
+        "with --workers: a worker whose event loop has not run for this long is killed and "
+        "started again",
+        rule=POSITIVE_NUMBER,
+        env_only=True,
+    )
     health_interval_seconds: float = _setting(
         1.0,
         "server",

@@ -49,6 +49,10 @@ log = logging.getLogger(__name__)
 _RESTART_PAUSE = 1.0
 _RESTART_PAUSE_MAX = 30.0
 _HEALTHY_RUN = 60.0
+# How often a worker's event loop beats its heartbeat (the supervisor kills a worker whose
+# beat is older than --worker-stall-seconds: hung, stopped or deadlocked, it would still
+# receive its share of new connections).
+_BEAT = 1.0
 # How long a worker may take to load the model and answer; past it the start has failed.
 _START_TIMEOUT = 300.0
 # Beyond the grace period: time for a worker to release Redis and the model after draining.
@@ -62,19 +66,29 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
-def _worker_main(settings: Settings, index: int, ready: Any) -> None:
-    """A worker process: the whole server; says when it serves, and its metrics port."""
+def _worker_main(settings: Settings, index: int, ready: Any, heartbeat: Any) -> None:
+    """A worker process: the whole server; says when it serves, and its metrics port, and
+    beats `heartbeat` (time.monotonic(), shared with the supervisor) while its loop runs."""
     _die_with_parent()
     from .edge.logs import configure as configure_logging
     from .server import run_until_signalled, start
 
     configure_logging(settings.log_format, settings.log_level)
 
+    async def beat() -> None:
+        while True:
+            heartbeat.value = time.monotonic()
+            await asyncio.sleep(_BEAT)
+
     async def main() -> None:
         running = await start(settings)
         metrics = running.metrics_server
+        beating = asyncio.create_task(beat())
         ready.put((index, metrics.port if metrics is not None else None))
-        await run_until_signalled(running, settings)
+        try:
+            await run_until_signalled(running, settings)
+        finally:
+            beating.cancel()
 
     try:
         asyncio.run(main())
@@ -129,6 +143,7 @@ def _check_port_free(listen: str) -> None:
 class _Worker:
     process: SpawnProcess
     started: float
+    heartbeat: Any  # a shared double: time.monotonic() of the worker's last beat
     ready: bool = False
     pause: float = _RESTART_PAUSE
     restart_at: float | None = None
@@ -183,6 +198,7 @@ class Supervisor:
                     await asyncio.wait_for(stop.wait(), 0.5)
                 self._collect_ready()
                 if not stop.is_set():
+                    self._kill_stalled()
                     self._restart_dead()
         finally:
             await self._stop_all()
@@ -190,15 +206,19 @@ class Supervisor:
                 merged.stop()
 
     def _launch(self, index: int) -> None:
+        heartbeat = self._context.Value("d", 0.0, lock=False)
         process = self._context.Process(
             target=_worker_main,
-            args=(self._worker_settings, index, self._ready),
+            args=(self._worker_settings, index, self._ready, heartbeat),
             name=f"sharedctx-worker-{index}",
         )
         process.start()
         previous = self._workers.get(index)
         self._workers[index] = _Worker(
-            process, time.monotonic(), pause=previous.pause if previous else _RESTART_PAUSE
+            process,
+            time.monotonic(),
+            heartbeat,
+            pause=previous.pause if previous else _RESTART_PAUSE,
         )
 
     async def _until_all_ready(self, stop: asyncio.Event) -> None:
@@ -227,6 +247,21 @@ class Supervisor:
             self._workers[index].ready = True
             if metrics_port is not None:
                 self._metrics_ports[index] = metrics_port
+
+    def _kill_stalled(self) -> None:
+        """Kill every ready worker whose loop has not beaten for worker_stall_seconds: it
+        cannot serve, and the kernel would go on handing it new connections."""
+        now = time.monotonic()
+        stall = self.settings.worker_stall_seconds
+        for index, worker in self._workers.items():
+            beat = worker.heartbeat.value
+            if worker.ready and beat and now - beat > stall and worker.process.is_alive():
+                log.error(
+                    "worker %d has not run for %.0fs (stopped or hung); killing it",
+                    index,
+                    now - beat,
+                )
+                worker.process.kill()
 
     def _restart_dead(self) -> None:
         now = time.monotonic()
