@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from multiprocessing.context import SpawnProcess
@@ -311,7 +312,12 @@ class MergedMetrics:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 (the http.server API)
-                texts = [(str(i), _fetch(port)) for i, port in sorted(dict(ports).items())]
+                # All at once: a worker that does not answer costs the scrape one timeout,
+                # not one per worker.
+                wanted = sorted(dict(ports).items())
+                with ThreadPoolExecutor(max_workers=max(1, len(wanted))) as pool:
+                    fetched = list(pool.map(_fetch, [port for _, port in wanted]))
+                texts = [(str(i), text) for (i, _), text in zip(wanted, fetched, strict=True)]
                 body = merge_expositions(texts).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
