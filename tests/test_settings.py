@@ -246,6 +246,7 @@ def test_every_setting_has_a_serve_flag_unless_it_is_marked_env_only() -> None:
     assert {s.name for s in settings if s.flag is None} == {
         "sweep_batch",
         "health_interval_seconds",
+        "worker_stall_seconds",
     }
     assert all(s.meaning and s.default for s in settings)
 
