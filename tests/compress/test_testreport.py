@@ -158,3 +158,14 @@ def test_a_short_pytest_report_keeps_its_failures_whole(token_counter: TokenCoun
     text = _pytest_dots(FAILING_BLOCK * 3, files=1)
     result = compress(text, count_tokens=token_counter.count, tool_name="pytest")
     assert result.compressor == "none" and result.text == text
+
+
+def test_an_expected_failure_is_not_hidden_under_passed_or_skipped(
+    token_counter: TokenCounter,
+) -> None:
+    lines = ["============================= test session starts ==============================", ""]
+    lines += [f"tests/test_a.py::test_{i} PASSED [ {i}%]" for i in range(40)]
+    lines += ["tests/test_a.py::test_x XFAIL (known bug) [ 98%]", "tests/test_a.py::test_z FAILED"]
+    lines += ["=========================== 1 failed, 40 passed, 1 xfailed in 0.75s ==========="]
+    out = compress("\n".join(lines), count_tokens=token_counter.count, tool_name="pytest").text
+    assert "[... 41 passed, skipped or expected-to-fail tests omitted: tests/test_a.py 41]" in out

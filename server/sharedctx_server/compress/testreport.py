@@ -58,6 +58,9 @@ _RUNNER = re.compile(
     r"|^(?:ok|FAIL)\s+\S+\s+[\d.]+s$|^ *\d+ (?:passing|failing)\b|^1\.\.\d+$"
 )
 _SKIPPED = re.compile(r"\bSKIP(?:PED)?\b|\bskipped\b|\bignored$|^\S+\.py [.sxX]*[sxX]")
+# Tests expected to fail (pytest's XFAIL/XPASS, unittest's `expected failure`): counted with
+# the passes, and the marker says so.
+_EXPECTED = re.compile(r"\bX(?:FAIL|PASS)\b|expected failure$|^\S+\.py [.sxX]*[xX]")
 _RUNNER_ANYWHERE = re.compile(_RUNNER.pattern, re.MULTILINE)
 _SUITE = re.compile(r"^ *(?:PASS|FAIL) (?P<suite>\S+\.\w+)")  # jest / vitest file headers
 _COUNTS = re.compile(r"\b(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b")
@@ -131,7 +134,9 @@ def _marker(run: list[int], read: _Read, lines: list[str]) -> str:
     if len(named) > 6:
         detail += f", {len(named) - 6} more"
     skipped = any(_SKIPPED.search(lines[i]) for i in run)
-    return omitted_marker(total, "passed or skipped test" if skipped else "passed test", detail)
+    expected = any(_EXPECTED.search(lines[i]) for i in run)
+    what = "passed, skipped or expected-to-fail test" if expected else "passed or skipped test"
+    return omitted_marker(total, what if skipped or expected else "passed test", detail)
 
 
 def _render(source: Source, read: _Read) -> Attempt:
