@@ -72,6 +72,24 @@ def test_a_log_record_keeps_its_traceback_and_the_exception_line_that_ends_it() 
     ]
 
 
+def test_a_long_traceback_splits_where_each_cause_begins() -> None:
+    frames = [f"\tat com.acme.orders.Step{i}.run(Step{i}.java:{i + 10})" for i in range(30)]
+    trace = [
+        "2026-11-30 13:04:35 ERROR o.s.t.TransactionInterceptor - Could not open JPA transaction",
+        *frames,
+        "Caused by: org.hibernate.exception.JDBCConnectionException: Unable to acquire JDBC",
+        *frames[:12],
+        "\t... 48 common frames omitted",
+        "Caused by: java.sql.SQLTransientConnectionException: HikariPool-1 - timed out",
+        *frames[:5],
+    ]
+    parts = groups("\n".join(["2026-11-30 13:04:34 INFO orders: placing order", *trace, "done"]))
+    starts = [p.split("\n", 1)[0] for p in parts]
+    assert trace[31] in starts and trace[45] in starts  # each cause heads a segment
+    assert all(len(p.split("\n")) <= SMALL.max_lines for p in parts)
+    # A short traceback stays whole, its cause inside (test above).
+
+
 PYTEST = """tests/test_x.py::test_many[299] PASSED
 tests/test_x.py::test_total FAILED
 

@@ -74,6 +74,11 @@ _TRACE_LINE = (
 # spaces: they belong to the block (the test's header, its source, then these).
 _PYTEST_MARK = r"[>E] {3,}"
 _CONTINUATION = re.compile(rf"^(?:[ \t]|{_TRACE_LINE}|{_PYTEST_MARK})")
+# Where a cause of the exception before begins (Java, Python): a long traceback splits there.
+_CAUSE = re.compile(
+    r"^\s*(?:Caused by:|During handling of the above exception|The above exception was the "
+    r"direct cause)"
+)
 # Stack frames and traceback lines only (indented or not): for output indented throughout.
 _FRAME = r"at [\w$.<>/\[\]-]+\(|File \"[^\"]+\", line \d+"
 _TRACE_CONTINUATION = re.compile(rf"^\s*(?:{_TRACE_LINE}|{_FRAME})|^{_PYTEST_MARK}")
@@ -362,15 +367,22 @@ def _json_items(lines: list[str], config: SegmentConfig) -> list[int]:
 
 
 def _capped(starts: list[int], lines: list[str], config: SegmentConfig) -> list[int]:
-    """`starts` with every group over max_lines or max_chars split into runs within both."""
+    """`starts` with every group over max_lines or max_chars split into runs within both. A
+    long traceback is also split where a cause begins (`Caused by:`, `During handling of the
+    above exception`), so that each cause heads a segment of its own: the root cause of a
+    Java exception, its last `Caused by:`, sat in the middle of a run of frames."""
     out: list[int] = []
     bounds = [*starts, len(lines)]
     for a, b in zip(bounds, bounds[1:], strict=False):
         out.append(a)
+        long = b - a > config.max_lines or sum(len(lines[i]) + 1 for i in range(a, b)) > (
+            config.max_chars
+        )
         chars = 0
         for i in range(a, b):
             size = len(lines[i]) + 1
-            if i > out[-1] and (i - out[-1] >= config.max_lines or chars + size > config.max_chars):
+            full = i - out[-1] >= config.max_lines or chars + size > config.max_chars
+            if i > out[-1] and (full or (long and _CAUSE.match(lines[i]) is not None)):
                 out.append(i)
                 chars = 0
             chars += size
