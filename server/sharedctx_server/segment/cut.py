@@ -375,8 +375,9 @@ def _capped(starts: list[int], lines: list[str], config: SegmentConfig) -> list[
     bounds = [*starts, len(lines)]
     for a, b in zip(bounds, bounds[1:], strict=False):
         out.append(a)
-        long = b - a > config.max_lines or sum(len(lines[i]) + 1 for i in range(a, b)) > (
-            config.max_chars
+        # (A one-line group has no cause to split at: most groups of a log.)
+        long = b - a > config.max_lines or (
+            b - a > 1 and sum(len(lines[i]) + 1 for i in range(a, b)) > config.max_chars
         )
         chars = 0
         for i in range(a, b):
