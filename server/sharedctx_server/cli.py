@@ -79,10 +79,11 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     configure_logging(settings.log_format, settings.log_level)
     count = worker_count(settings.workers)
-    if count > 2 * cpu_limit():
+    cpus = cpu_limit()
+    if count > 2 * cpus:
         # Each worker holds its own model and caches (about 265 MB) and wants a core.
         print(
-            f"sharedctx serve: warning: {count} workers for {cpu_limit()} CPUs; each takes about "
+            f"sharedctx serve: warning: {count} workers for {cpus} CPUs; each takes about "
             "265 MB and one core (--workers auto sizes it)",
             file=sys.stderr,
         )

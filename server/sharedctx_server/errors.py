@@ -79,3 +79,12 @@ class ConfigError(SharedCtxError):
 
     Raised while starting, never during an RPC; `serve` prints it and exits non-zero.
     """
+
+
+def listen_error(listen: str, why: str = "") -> ConfigError:
+    """The start error for a gRPC address that cannot be bound (`why`: the system's reason,
+    when known; gRPC prints its own on stderr)."""
+    return ConfigError(
+        f"cannot listen on {listen}: the port is in use or the address is not on this machine"
+        + (f" ({why})" if why else "")
+    )

@@ -24,7 +24,7 @@ from .edge.observe import ObserveInterceptor
 from .edge.servicer import SharedContextServicer
 from .edge.tracing import Tracing
 from .embedding import Embedder, MicroBatcher, ModelSpec, QueryCache, check_compute
-from .errors import ConfigError
+from .errors import listen_error
 from .security import tls
 from .security.auth import check_listen_is_safe, jwt_verifier
 from .segment import SegmentConfig, Segmenter
@@ -362,10 +362,7 @@ def _bind(server: grpc.aio.Server, settings: Settings, credentials: Any) -> int:
     except RuntimeError:
         port = 0  # gRPC says why on stderr (e.g. "Address already in use")
     if port == 0:
-        raise ConfigError(
-            f"cannot listen on {settings.listen}: the port is in use or the address is not "
-            "on this machine"
-        )
+        raise listen_error(settings.listen)
     return port
 
 

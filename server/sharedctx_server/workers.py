@@ -36,7 +36,7 @@ from typing import Any
 
 from .cores import cpu_limit
 from .edge.metrics import parse_listen
-from .errors import ConfigError
+from .errors import ConfigError, listen_error
 from .security.auth import check_listen_is_safe, jwt_verifier
 from .settings import Settings
 from .state.embedded import EmbeddedRedis, free_port
@@ -51,8 +51,8 @@ _RESTART_PAUSE = 1.0
 _RESTART_PAUSE_MAX = 30.0
 _HEALTHY_RUN = 60.0
 # How often a worker's event loop beats its heartbeat (the supervisor kills a worker whose
-# beat is older than --worker-stall-seconds: hung, stopped or deadlocked, it would still
-# receive its share of new connections).
+# beat is older than SHAREDCTX_WORKER_STALL_SECONDS: hung, stopped or deadlocked, it would
+# still receive its share of new connections).
 _BEAT = 1.0
 # How long a worker may take to load the model and answer; past it the start has failed.
 _START_TIMEOUT = 300.0
@@ -122,22 +122,18 @@ def _check_port_free(listen: str) -> None:
     SO_REUSEPORT, which another server's workers would share: without this check a second
     `serve --workers N` on the same port starts, and the kernel splits the clients between
     two servers (two stores, with different --data-dir or --redis-url)."""
-    host, _, port = listen.rpartition(":")
-    if port == "0":
+    host, port = parse_listen(listen)  # checked by Settings already
+    if port == 0:
         return
-    host = host.strip("[]")
     try:
         family, kind, proto, _, address = socket.getaddrinfo(
-            host or None, int(port), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
         )[0]
         with socket.socket(family, kind, proto) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind(address)
     except OSError as exc:
-        raise ConfigError(
-            f"cannot listen on {listen}: the port is in use or the address is not this "
-            f"machine's ({exc.strerror or exc})"
-        ) from None
+        raise listen_error(listen, exc.strerror or str(exc)) from None
 
 
 @dataclass

@@ -198,7 +198,6 @@ class _Renderer:
         entries = [
             i for f in self.listing.folders.values() for i in f.items if isinstance(i, Entry)
         ]
-        dirs = sum(1 for e in entries if e.is_dir)
         where = f" of {self.root}" if self.root else ""
         if self.listing.root:
             where = f" of {self.listing.root}"
@@ -213,6 +212,7 @@ class _Renderer:
             )
             facts += f" ({human_size(size)})" if size else ""
         else:
+            dirs = sum(1 for e in entries if e.is_dir)
             size = _sizes([e for e in entries if not e.is_dir])
             facts += f" ({counted(len(entries) - dirs, 'file')}"
             facts += (f", {counted(dirs, 'dir')}" if dirs else "") + (

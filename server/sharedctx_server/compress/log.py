@@ -27,7 +27,7 @@ import numpy.typing as npt
 from sharedctx_server.fit import SizerProfile
 
 from .config import CompressConfig
-from .error_lines import line_has_warning, notable
+from .error_lines import line_has_warning
 from .markers import lines_marker, similar_marker
 from .masking import line_keys
 from .select import fingerprints, pick_distinct
@@ -56,7 +56,12 @@ class _Record:
     error: bool
     frame: bool
     marker: bool
-    warning: bool = False
+    warning: bool = False  # a warning line that is not an error line
+
+    @property
+    def notable(self) -> bool:
+        """An error or warning line (error_lines.notable, judged once per record)."""
+        return self.error or self.warning
 
 
 def _records(pieces: list[Piece], errors: list[bool]) -> list[_Record]:
@@ -94,7 +99,7 @@ def _run_end(
             if j - i >= config.run_period:
                 break
             templates.append(j)  # a new shape, still within the run's first period
-        elif (rec.error or rec.warning) and all(
+        elif rec.notable and all(
             collapse_ws(rec.line) != collapse_ws(records[t].line) for t in near
         ):
             break  # a different error or warning line is never folded into a count
@@ -137,7 +142,7 @@ def _collapse_runs(
         # A run folds when it is long enough and repeats its templates at least twice.
         if length >= config.min_run and length >= 2 * len(templates) + 1:
             shown = [records[t] for t in templates]
-            kept_with_context = any(notable(r.line, r.error) for r in shown)
+            kept_with_context = any(r.notable for r in shown)
             marker = similar_marker(length - len(templates) - 1)
             lines = (*(r.line for r in shown), marker, records[j - 1].line)
             span = sum(r.span for r in records[i:j])
@@ -145,7 +150,7 @@ def _collapse_runs(
             i = j
             continue
         # Too short to fold: keep this line and look for a run from the next one.
-        kept_with_context = notable(first.line, first.error)
+        kept_with_context = first.notable
         pinned = first.frame or i in failing
         units.append(_Unit((first.line,), first.span, i, kept_with_context, pinned=pinned))
         i += 1

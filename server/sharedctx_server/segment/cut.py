@@ -66,19 +66,18 @@ class SegmentConfig:
 DEFAULT_SEGMENTS = SegmentConfig()
 IntArray = npt.NDArray[np.int64]
 
+# Where a cause of the exception before begins (Java, Python): a long traceback splits there.
+_CAUSE_LINE = (
+    r"During handling of the above exception|The above exception was the direct cause|Caused by:"
+)
 _TRACE_LINE = (
-    r"Traceback \(most recent call last\)|During handling of the above exception"
-    r"|The above exception was the direct cause|Caused by:|\.\.\. \d+ (?:more|common frames)"
+    rf"Traceback \(most recent call last\)|{_CAUSE_LINE}|\.\.\. \d+ (?:more|common frames)"
 )
 # pytest's failure blocks mark the failing line `>` and its explanation `E`, both followed by
 # spaces: they belong to the block (the test's header, its source, then these).
 _PYTEST_MARK = r"[>E] {3,}"
 _CONTINUATION = re.compile(rf"^(?:[ \t]|{_TRACE_LINE}|{_PYTEST_MARK})")
-# Where a cause of the exception before begins (Java, Python): a long traceback splits there.
-_CAUSE = re.compile(
-    r"^\s*(?:Caused by:|During handling of the above exception|The above exception was the "
-    r"direct cause)"
-)
+_CAUSE = re.compile(rf"^\s*(?:{_CAUSE_LINE})")
 # Stack frames and traceback lines only (indented or not): for output indented throughout.
 _FRAME = r"at [\w$.<>/\[\]-]+\(|File \"[^\"]+\", line \d+"
 _TRACE_CONTINUATION = re.compile(rf"^\s*(?:{_TRACE_LINE}|{_FRAME})|^{_PYTEST_MARK}")
