@@ -76,6 +76,22 @@ def test_inflections_meet_but_identifiers_stay() -> None:
     assert lexical_terms("matches boxes use uses") == ["match", "box", "use", "use"]
 
 
+def test_camel_case_names_count_their_parts_too() -> None:
+    # The name still matches whole; its parts meet a query that says them as words.
+    assert lexical_terms("ConnectionRefusedError: [Errno 111]") == [
+        "connectionrefusederror",
+        "errno",
+        "111",
+        "connection",
+        "refus",
+        "error",
+    ]
+    assert lexical_terms("pod OOMKilled") == ["pod", "oomkill", "oom", "kill"]
+    assert lexical_terms("getHTTPResponse")[1:] == ["get", "http", "respons"]
+    # Words in one case, or capitalised, are not CamelCase.
+    assert lexical_terms("ERROR Ubuntu error") == ["error", "ubuntu", "error"]
+
+
 def test_bm25_matches_the_formula() -> None:
     stats = TermStats()
     tokenised = [lexical_terms(d) for d in DOCS]

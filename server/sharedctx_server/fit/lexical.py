@@ -81,12 +81,20 @@ _SNAKE = re.compile(r"\b\w+_\w+")
 # term, whole, so that a query naming a file meets the line that names it rather than every
 # line that says `logs`. Numbers (`10.0.0.1`, `0.5`) are not names.
 _DOTTED = re.compile(r"(?<![\w.])[^\W\d_][\w-]*(?:\.\w[\w-]*)+")
+# A CamelCase name (`ConnectionRefusedError`, `OOMKilled`, `getHTTPResponse`): its parts are
+# terms too, so that "connection refused" meets the exception that says it in one word, and
+# the name itself still matches whole. Read before casefolding, which loses the case that
+# marks the parts.
+_CAMEL = re.compile(r"\b[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z]{2}[a-z])[A-Za-z0-9]*")
+_CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
 def lexical_terms(text: str) -> list[str]:
     """The terms of `text` for BM25, in order, repeats kept; then each snake_case name's
-    parts joined (a name of two or more parts)."""
-    folded = strip_ansi(text).casefold()
+    parts joined (a name of two or more parts), each dotted name whole and each CamelCase
+    name's parts."""
+    plain = strip_ansi(text)
+    folded = plain.casefold()
     terms = [
         fold_suffix(t)
         for t in _TERM.findall(folded)
@@ -99,6 +107,12 @@ def lexical_terms(text: str) -> list[str]:
                 terms.append(fold_suffix("".join(parts)))
     if "." in folded:
         terms.extend(name.rstrip(".") for name in _DOTTED.findall(folded))
+    for name in _CAMEL.findall(plain):
+        terms.extend(
+            fold_suffix(part)
+            for part in (p.casefold() for p in _CAMEL_PART.findall(name))
+            if part not in _STOP_WORDS and len(part) >= 2
+        )
     return terms
 
 
