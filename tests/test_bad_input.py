@@ -265,7 +265,19 @@ async def test_a_page_token_of_another_prefix_is_refused_naming_it(
     assert (error.details() or "") == "page_token: is not a token returned by Namespaces"
 
 
-@pytest.mark.parametrize("token", ["not-a-token", "1-1~x", "1~1"])
+@pytest.mark.parametrize(
+    "token",
+    [
+        "not-a-token",
+        "1-1~x",
+        "1~1",
+        # Digits, but not an id Redis takes: past 64 bits, or not ASCII.
+        "99999999999999999999999-0~1",
+        "1-99999999999999999999999~1",
+        "\u0663-0~1",
+        "\u00b2-0~1",
+    ],
+)
 async def test_a_bad_resume_token_is_refused_naming_it(server: RunningServer, token: str) -> None:
     error = await _refusal(server, "Watch", pb.WatchRequest(namespace=NS, resume_token=token))
     assert (error.details() or "") == "resume_token: is not a token returned by Watch"

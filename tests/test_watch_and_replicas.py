@@ -120,6 +120,27 @@ async def test_a_token_that_is_not_this_logs_is_an_invalid_argument(
         )
 
 
+async def test_a_token_ahead_of_the_log_is_refused_not_waited_on(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    # Waiting from a record id Redis has not handed out yet would miss every change until
+    # then without a word.
+    async with serving(settings, token_counter) as (_, c):
+        await c.put(NS, "k0", "x")
+        seen = (await take(c.watch(NS, "0-0~0"), 1))[0]
+        record, _, version = seen.resume_token.partition("~")
+        for token in ("4102444800000-0~1", f"{record}~{int(version) + 5}", "1-0~1"):
+            namespace = NS if token != "1-0~1" else "never-written"
+            with pytest.raises(SharedCtxError) as info:
+                await take(c.watch(namespace, token), 1)
+            assert info.value.code is not None and info.value.code.name == "INVALID_ARGUMENT"
+            assert "resume_token: is ahead of this namespace's change log" in info.value.message
+        # The newest record's own token is where a caught-up watcher stands: accepted.
+        await c.put(NS, "k1", "y")
+        resumed = await take(c.watch(NS, seen.resume_token), 1)
+        assert [change.key for change in resumed] == ["k1"]
+
+
 async def test_a_replica_behind_a_trimmed_log_reloads(
     settings: Settings, token_counter: TokenCounter
 ) -> None:

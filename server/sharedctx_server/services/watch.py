@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 
 from ..errors import InvalidArgument, LogTrimmed
 from ..model import ResumePoint
-from ..state.records import Change, encode_resume_token
+from ..state.records import Change, encode_resume_token, stream_order
 from ..state.store import Store
 
 # How long one blocking read waits before checking whether the server is stopping.
@@ -32,6 +32,17 @@ class ChangeFeed:
     def token(change: Change) -> str:
         """The resume token for continuing after `change`."""
         return encode_resume_token(change)
+
+    async def _check_not_ahead(self, namespace: str, resume: ResumePoint) -> None:
+        """Refuse a token past the newest change: a watch from there would wait for ids
+        Redis has not handed out yet and miss every change until then, silently."""
+        newest, newest_version = await self._store.log.position(namespace)
+        if stream_order(resume.record_id) > stream_order(newest) or resume.version > newest_version:
+            raise InvalidArgument(
+                "resume_token",
+                "is ahead of this namespace's change log (a token from another namespace or "
+                "server, or a Redis that lost its data?); Watch without a token",
+            )
 
     async def follow(
         self, namespace: str, resume: ResumePoint | None, touches: bool = False
@@ -55,6 +66,8 @@ class ChangeFeed:
                     f"the change log no longer holds the changes after version {version} "
                     f"({held}); re-read the namespace (Keys/GetMany) and Watch without a token"
                 )
+            if not first:
+                await self._check_not_ahead(namespace, resume)
         else:
             after, _ = await self._store.log.position(namespace)
         while not self._stopping.is_set():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,7 @@ __all__ = [
     "Change",
     "decode_page_token",
     "decode_resume_token",
+    "stream_order",
     "encode_page_token",
     "encode_resume_token",
     "entry_from_fields",
@@ -90,13 +92,29 @@ def encode_resume_token(change: Change) -> str:
     return f"{change.id}~{change.namespace_version}"
 
 
+# A resume token: a Redis stream id (two unsigned 64-bit numbers) and a namespace version, in
+# ASCII digits (str.isdigit would take '²' and '٣', which Redis refuses as an id).
+_RESUME_TOKEN = re.compile(r"([0-9]{1,20})-([0-9]{1,20})~([0-9]{1,19})", re.ASCII)
+_U64 = 2**64
+
+
 def decode_resume_token(token: str) -> ResumePoint:
     """Inverse of encode_resume_token; ValueError for a token we did not issue."""
-    stream_id, sep, version = token.partition("~")
-    ms, dash, seq = stream_id.partition("-")
-    if not (sep and dash and ms.isdigit() and seq.isdigit() and version.isdigit()):
+    match = _RESUME_TOKEN.fullmatch(token)
+    if (
+        match is None
+        or int(match[1]) >= _U64
+        or int(match[2]) >= _U64
+        or int(match[3]) >= _U64 // 2
+    ):
         raise ValueError("not a resume token this server issued")
-    return ResumePoint(stream_id, int(version))
+    return ResumePoint(f"{int(match[1])}-{int(match[2])}", int(match[3]))
+
+
+def stream_order(record_id: str) -> tuple[int, int]:
+    """A stream id ('ms-seq') as numbers, which order as Redis orders the ids."""
+    ms, _, seq = record_id.partition("-")
+    return int(ms), int(seq or 0)
 
 
 def text(value: Any) -> str:
