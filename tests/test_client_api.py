@@ -146,6 +146,22 @@ def test_put_refuses_content_that_is_not_text_before_sending(content: object) ->
             calls.put("ns", "k", "text", compressed=content)  # type: ignore[arg-type]
 
 
+def test_a_lone_string_where_a_list_belongs_is_refused_not_split_into_letters() -> None:
+    # Iterated, "urgent" would be six one-letter tags, and touch(ns, "notes") the keys n, o...
+    with pytest.raises(TypeError, match=r"tags must be a list of str, not a str \(did you mean"):
+        calls.put("ns", "k", "text", tags="urgent")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="keys must be a list of str"):
+        calls.touch("ns", "notes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="keys must be a list of str"):
+        calls.get_many("ns", "notes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="include_tags must be a list of str"):
+        calls.fit("ns", "q", 10, filters={"include_tags": "urgent"})  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="unknown filter 'tags'; use one of include_kinds"):
+        calls.fit("ns", "q", 10, filters={"tags": ["urgent"]})
+    with pytest.raises(TypeError, match="kind must be a name such as 'tool_output', not int"):
+        calls.put("ns", "k", "text", kind=2)  # type: ignore[arg-type]
+
+
 class Down(grpc.RpcError):
     def code(self) -> grpc.StatusCode:
         return grpc.StatusCode.UNAVAILABLE

@@ -131,7 +131,7 @@ def get_many(
     namespace: str, keys: Sequence[str], *, full: bool = False, timeout: float | None = None
 ) -> Unary[dict[str, Entry]]:
     """The entries found, by key (absent or expired keys are left out)."""
-    req = pb.GetManyRequest(namespace=namespace, keys=list(keys), full=full)
+    req = pb.GetManyRequest(namespace=namespace, keys=wire.str_list("keys", keys), full=full)
     return Unary("GetMany", req, True, lambda r: {e.key: wire.entry(e) for e in r.entries}, timeout)
 
 
@@ -171,7 +171,7 @@ def touch(
 ) -> Unary[dict[str, datetime | None]]:
     """Restart the TTL of each entry that has one, without rewriting it; returns the live
     entries' expiry times by key (None: never expires; absent or expired keys are left out)."""
-    req = pb.TouchRequest(namespace=namespace, keys=list(keys))
+    req = pb.TouchRequest(namespace=namespace, keys=wire.str_list("keys", keys))
     # Safe to retry: a second touch restarts the same TTLs from a moment later.
     return Unary("Touch", req, True, wire.touched, timeout)
 

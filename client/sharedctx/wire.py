@@ -37,10 +37,23 @@ _FACTORS = (
 _FORM_NAMES = {pb.FORM_FULL: "full", pb.FORM_COMPRESSED: "compressed", pb.FORM_EXCERPT: "excerpt"}
 
 
+def str_list(field: str, values: Iterable[str]) -> list[str]:
+    """`values` as a list, refusing a lone string: iterated, it would be one item per
+    character (tags="urgent" stored six one-letter tags)."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(
+            f"{field} must be a list of str, not a {type(values).__name__} "
+            f"(did you mean [{values!r}]?)"
+        )
+    return list(values)
+
+
 def kind_to_proto(kind: str | None) -> Any:
     """Proto enum value for a kind name such as "tool_output" (None = unspecified)."""
     if kind is None or kind == "":
         return 0
+    if not isinstance(kind, str):
+        raise TypeError(f"kind must be a name such as 'tool_output', not {type(kind).__name__}")
     name = kind.lower()
     if name not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; use one of {', '.join(KINDS[1:])}")
@@ -98,7 +111,7 @@ def put_request(item: PutItem, namespace: str = "") -> pb.PutRequest:
         role=item.role,
         agent_id=item.agent_id,
         tool_name=item.tool_name,
-        tags=list(item.tags),
+        tags=str_list("tags", item.tags),
         thread=item.thread,
     )
     if item.compressed is not None:
@@ -161,10 +174,14 @@ def fit_filters(filters: Mapping[str, Iterable[str]] | None) -> pb.Filters | Non
     if not filters:
         return None
     msg = pb.Filters()
+    known = list(pb.Filters.DESCRIPTOR.fields_by_name)
     for name, values in filters.items():
+        if name not in known:
+            raise ValueError(f"unknown filter {name!r}; use one of {', '.join(known)}")
+        listed: list[Any] = str_list(name, values)
         if name in ("include_kinds", "exclude_kinds"):
-            values = [kind_to_proto(v) for v in values]
-        getattr(msg, name).extend(values)
+            listed = [kind_to_proto(v) for v in listed]
+        getattr(msg, name).extend(listed)
     return msg
 
 
