@@ -42,6 +42,7 @@ BAD_PUTS: list[tuple[str, dict[str, Any], str]] = [
     ("too many tags", {"tags": [f"t{i}" for i in range(65)]}, "at most 64"),
     ("empty tag", {"tags": ["ok", ""]}, "tags[1]: is empty"),
     ("tag too long", {"tags": ["t" * 257]}, "tags[0]: is 257 bytes; at most 256"),
+    ("empty compressed form", {"compressed": ""}, "compressed: is empty while the content"),
 ]
 
 
@@ -90,6 +91,20 @@ async def test_oversized_batch_is_resource_exhausted_and_writes_nothing(
             await c.put_many(NS, [{"key": f"k{i}", "content": "x"} for i in range(4)])
         assert info.value.limit == "max_batch_entries"
         await assert_nothing_written(c)
+
+
+async def test_a_put_is_bounded_per_form_not_by_the_batch_limit(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    # max_batch_bytes is about PutMany: a Put whose forms are each within max_content_bytes
+    # goes in, even when the two together exceed it; the same as a batch does not.
+    small = Limits(max_content_bytes=2000, max_batch_bytes=3000)
+    async with serving(settings, token_counter, limits=small) as (_, c):
+        await c.put(NS, "k", "x" * 2000, compressed="y" * 1500)
+        with pytest.raises(ResourceExhaustedError) as info:
+            await c.put_many(NS, [{"key": "b", "content": "x" * 2000, "compressed": "y" * 1500}])
+        assert info.value.limit == "max_batch_bytes"
+        assert [k async for k in c.keys(NS)] == ["k"]
 
 
 async def test_put_many_rejects_a_bad_item_and_writes_none(client: AsyncClient) -> None:

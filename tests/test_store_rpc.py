@@ -33,7 +33,7 @@ async def test_put_then_get_returns_content_and_all_metadata(client: AsyncClient
         role="tool",
         agent_id="agent-a",
         tool_name="grep",
-        tags=("search", "todo"),
+        tags=("search", "todo", "search"),  # a tag given twice is one tag
         importance=0.7,
         event_time=when,
         thread="task-1",

@@ -314,12 +314,17 @@ async def _grpc_server(
     """The gRPC server with every service registered through the layers (not yet bound)."""
     # Outermost: request ids, metrics and spans cover calls the others refuse, too.
     layers = [ObserveInterceptor(core.metrics, tracing), *server_layers(settings)]
+    # Room for a full batch, or one Put of a content and a compressed form of the largest size,
+    # plus framing; gRPC takes a C int.
+    limits = settings.limits
+    message_bytes = min(
+        2**31 - 1, max(limits.max_batch_bytes, 2 * limits.max_content_bytes) + (1 << 20)
+    )
     server = grpc.aio.server(
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
         options=[
-            # Room for a full batch of maximum-size entries plus framing.
-            ("grpc.max_receive_message_length", settings.limits.max_batch_bytes + (1 << 20)),
-            ("grpc.max_send_message_length", settings.limits.max_batch_bytes + (1 << 20)),
+            ("grpc.max_receive_message_length", message_bytes),
+            ("grpc.max_send_message_length", message_bytes),
             # `serve --workers N` runs N processes on one port; the kernel spreads connections.
             # Otherwise off, so that a second server started on a taken port fails loudly
             # rather than quietly taking half the connections.

@@ -148,7 +148,7 @@ class Limits:
     max_batch_bytes: int = _setting(
         16 * 1024 * 1024,
         "limits",
-        "most content bytes per PutMany",
+        "most bytes per PutMany, content and compressed forms together",
         shown="16777216 (16 MiB)",
         rule=Rule(lambda v: 1 <= v <= _MAX_BATCH_BYTES, f"an integer from 1 to {_MAX_BATCH_BYTES}"),
     )

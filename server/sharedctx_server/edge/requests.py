@@ -173,7 +173,7 @@ def _tags(tags: Sequence[str], limits: Limits) -> tuple[str, ...]:
         if not tag:  # a filter on it could never be written; most likely a caller's slip
             raise InvalidArgument(f"tags[{i}]", "is empty; a tag needs at least one character")
         _short_text(tag, limits, f"tags[{i}]", limits.max_tag_bytes)
-    return tuple(tags)
+    return tuple(dict.fromkeys(tags))  # a tag given twice is one tag
 
 
 def _importance(value: float) -> float:
@@ -290,8 +290,9 @@ def _entries(requests: Sequence[pb.PutRequest], settings: Settings, batch: bool)
                 raise InvalidArgument("key", f"{entry.key!r} appears twice in one PutMany")
         seen.add(entry.key)
         entries.append(entry)
+    # A Put is bounded by max_content_bytes per form; max_batch_bytes is about PutMany.
     total = sum(e.stored_bytes for e in entries)
-    if total > limits.max_batch_bytes:
+    if batch and total > limits.max_batch_bytes:
         raise LimitExceeded(
             "max_batch_bytes",
             f"the batch holds {total} bytes of content; the limit is {limits.max_batch_bytes}"
@@ -326,6 +327,13 @@ def _entry(req: pb.PutRequest, settings: Settings) -> NewEntry:
     comp_size = 0 if compressed is None else content_size(compressed, limits, "compressed")
     if compressed is not None:
         _text(compressed, "compressed")  # what Get and Fit return by default, and embed
+        if not compressed and req.content:
+            # Fit would return the entry as nothing at all, at 0 tokens.
+            raise InvalidArgument(
+                "compressed",
+                "is empty while the content is not; leave it out and the server compresses "
+                "the content",
+            )
     meta = EntryMeta(
         kind=_kind(req.kind),
         role=_short_text(req.role, limits, "role"),

@@ -218,7 +218,9 @@ def _factor(
     if index == _RECENCY:
         decay = np.subtract(now, c.timestamps, dtype=np.float64)
         np.maximum(decay, 0.0, out=decay)  # a clock ahead of ours is "now", not the future
-        decay *= -opts.recency_decay_rate
+        # A huge rate overflows to -inf, whose exp is the 0 it means: no warning to the log.
+        with np.errstate(over="ignore"):
+            decay *= -opts.recency_decay_rate
         return np.exp(decay, out=decay)
     if index == _SEMANTIC:
         return _semantic(c, query_embedding, eligible, opts)
