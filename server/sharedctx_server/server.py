@@ -18,6 +18,7 @@ from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
 
 from .cores import cpu_limit, worker_count
+from .edge.admission import Admission
 from .edge.interceptors import WrappedRegistration, server_layers
 from .edge.metrics import Metrics, MetricsServer, TimedEncoder
 from .edge.observe import ObserveInterceptor
@@ -313,7 +314,12 @@ async def _grpc_server(
 ) -> tuple[grpc.aio.Server, health.aio.HealthServicer]:
     """The gRPC server with every service registered through the layers (not yet bound)."""
     # Outermost: request ids, metrics and spans cover calls the others refuse, too.
-    layers = [ObserveInterceptor(core.metrics, tracing), *server_layers(settings)]
+    # Then admission: a call beyond the server's limits is refused before any work.
+    layers = [
+        ObserveInterceptor(core.metrics, tracing),
+        Admission(settings),
+        *server_layers(settings),
+    ]
     # Room for a full batch, or one Put of a content and a compressed form of the largest size,
     # plus framing; gRPC takes a C int.
     limits = settings.limits
@@ -321,7 +327,9 @@ async def _grpc_server(
         2**31 - 1, max(limits.max_batch_bytes, 2 * limits.max_content_bytes) + (1 << 20)
     )
     server = grpc.aio.server(
-        maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
+        # A backstop: Admission refuses first, with a message that names the setting (calls
+        # it refuses, and health checks, hold a slot here too).
+        maximum_concurrent_rpcs=2 * (settings.max_concurrent_rpcs + settings.max_watches),
         options=[
             ("grpc.max_receive_message_length", message_bytes),
             ("grpc.max_send_message_length", message_bytes),

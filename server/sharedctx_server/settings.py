@@ -322,7 +322,10 @@ class Settings:
     redis_timeout_seconds: float = _setting(
         5.0, "storage", "Redis socket timeout, in seconds", rule=POSITIVE_NUMBER
     )
-    max_concurrent_rpcs: int = _setting(1000, "server", "most RPCs handled at once", rule=POSITIVE)
+    max_concurrent_rpcs: int = _setting(
+        1000, "server", "most calls handled at once, Watch streams aside", rule=POSITIVE
+    )
+    max_watches: int = _setting(1000, "server", "most Watch streams open at once", rule=POSITIVE)
     embedding_model: str = _setting(
         "all-MiniLM-L6-v2-int8",
         "embeddings",
