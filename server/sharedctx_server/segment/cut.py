@@ -98,6 +98,16 @@ _TRACE_END = re.compile(r"^[A-Za-z_][\w.]*(?::\s|:?$)")
 # A rule of dashes or equals signs (unittest's `-----` under `FAIL: test_x`, report borders)
 # says nothing of its own: it stays with the record before it, which it closes or underlines.
 _RULE = re.compile(r"^\s*(?:-{10,}|={10,})\s*$")
+# rustc's diagnostic (`error[E0308]: mismatched types`) and the source it quotes under it:
+# the location (` --> src/a.rs:6:5`), gutter lines (`6 |     sum`, `  |     ^^^ expected i64,
+# found u64`), `= note:` lines, `...` between quoted lines and `help:` with its own quote. Its
+# message is in the gutter lines, so they stay with the diagnostic even where the output is
+# indented throughout (cargo's `   Compiling` lines). (gcc and clang say it on the diagnostic's
+# own line, and their quotes are indented: they need no rule of their own.)
+_DIAGNOSTIC = re.compile(r"^(?:error|warning)(?:\[\w+\])?: ")
+_QUOTED_SOURCE = re.compile(
+    r"^\s*(?:-->|:::) |^\s*(?:\d+\s*)?\|(?:\s|$)|^\s*= (?:note|help)|^\.\.\.$|^(?:help|note): "
+)
 _HEADING = re.compile(r"^#{1,6} ")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
@@ -284,8 +294,11 @@ def _records(lines: list[str]) -> list[int]:
     explained = False  # the last non-blank line was a pytest `E` line
     failures = bool(_PYTEST_FAILURES.match(lines[0]))  # in pytest's failures section
     header = -1  # the line of the pytest failure block we are in, -1 outside one
+    diagnostic = bool(_DIAGNOSTIC.match(lines[0]))  # in a rustc diagnostic's record
     for i in range(1, len(lines)):
         line = lines[i]
+        if diagnostic and (not line.strip() or _QUOTED_SOURCE.match(line)):
+            continue
         if failures and _PYTEST_BLOCK.match(line):
             # The header is a record of its own, so that it can head its block (heads.py):
             # a block longer than a segment is cut, and every part is then named by it.
@@ -307,6 +320,7 @@ def _records(lines: list[str]) -> list[int]:
             in_trace = explained = False  # the line that closes the traceback it ends
             continue
         in_trace = explained = False
+        diagnostic = bool(_DIAGNOSTIC.match(line))
         starts.append(i)
     return starts
 
