@@ -284,6 +284,17 @@ def test_an_entry_whose_excerpt_lost_the_budget_to_others_was_left_out_for_budge
     assert sel.reason_of(0) is Reason.BUDGET
 
 
+def test_an_entry_with_a_hit_that_fits_is_left_out_for_budget_however_weak_the_hit() -> None:
+    # Twelve entries full of strong hits: the fill is handed only the best few budgets' worth
+    # of items, none of row 12's. Its line would still have fitted: budget is why, not size.
+    big = int(SEGS.tokens.sum())
+    strong = [SegmentView(row, SEGS, np.ones(len(SEGS))) for row in range(12)]
+    weak = dataclasses.replace(needle(12), relevance=0.1 * needle(12).relevance)
+    sel = fill([0.9] * 12 + [0.5], [big] * 13, [*strong, weak], budget_tokens=25, keep_recent=0)
+    assert 12 not in sel.indices.tolist()
+    assert sel.reason_of(12) is Reason.BUDGET
+
+
 def test_without_an_offer_the_same_entry_is_too_large() -> None:
     big = int(SEGS.tokens.sum())
     sel = select_entries(
