@@ -525,6 +525,37 @@ def test_a_rustc_diagnostic_keeps_the_source_it_quotes_even_in_indented_output()
     ]
 
 
+def test_records_are_found_after_the_time_a_runner_stamps_each_line_with() -> None:
+    stamp = "2026-12-05T10:02:{:02d}.1234567Z "
+    passed = [f"PASS src/cart/part{i}.test.ts" for i in range(10)]
+    body = [
+        *passed,
+        "FAIL src/checkout/api.test.ts (5.127 s)",
+        "  \u25cf checkout api \u203a applies discount code before tax",
+        "",
+        "    Expected: 90.91",
+        "    Received: 90.9",
+        "PASS src/checkout/hooks.test.ts",
+    ]
+    lines = [stamp.format(i) + line for i, line in enumerate(body)]
+    assert groups("\n".join(lines) + "\n") == [*lines[:10], "\n".join(lines[10:15]), lines[15]]
+    # A level padded to width after the stamp is not indentation: each line is a record.
+    padded = [f"2024-05-01T10:00:{i:02d}Z  INFO worker {i} done" for i in range(10)]
+    padded[4] = "2024-05-01T10:00:04Z ERROR worker 4 failed"
+    assert groups("\n".join(padded) + "\n") == padded
+
+
+def test_a_group_dense_in_tokens_is_split_within_the_token_cap() -> None:
+    # Within the line and character caps, but hex counts many tokens per character.
+    lines = ["ERROR digest mismatch"] + [f"  {i:04x} " + "9f3a7c" * 6 for i in range(20)]
+    text = "\n".join(lines) + "\n"
+    config = SegmentConfig(min_tokens=0, max_lines=40, max_chars=2000, max_tokens=100)
+    segments = cut(text, "log", config)
+    assert segments is not None and len(segments) > 1
+    assert int(segments.tokens.max()) <= 100 + 1  # + what it may add after a marker
+    assert int(segments.lines.sum()) == len(lines)
+
+
 def test_a_line_longer_than_an_excerpt_shows_is_shown_by_its_head() -> None:
     assert shown_line("short line") == "short line"
     dump = "ERROR billing: export rejected; request dump: " + " ".join(

@@ -61,6 +61,9 @@ class SegmentConfig:
     # 40-line JSON item (500 tokens) never fit a 300-token Fit; logs are not affected (their
     # records are shorter).
     max_chars: int = 1000
+    # The same bound where characters undercount: text dense in tokens (a runner's timestamp
+    # on every line, hex, CJK) reaches 400 tokens well within max_chars.
+    max_tokens: int = 250
 
 
 DEFAULT_SEGMENTS = SegmentConfig()
@@ -107,6 +110,14 @@ _RULE = re.compile(r"^\s*(?:-{10,}|={10,})\s*$")
 _DIAGNOSTIC = re.compile(r"^(?:error|warning)(?:\[\w+\])?: ")
 _QUOTED_SOURCE = re.compile(
     r"^\s*(?:-->|:::) |^\s*(?:\d+\s*)?\|(?:\s|$)|^\s*= (?:note|help)|^\.\.\.$|^(?:help|note): "
+)
+# An RFC 3339 time that CI runners and container logs put before every line (GitHub Actions,
+# `docker logs -t`, `kubectl logs --timestamps`), with the space after it, and one more space
+# when only one follows (a level padded to width: `2024-05-01T10:00:00Z  INFO`). Records are
+# found in what follows it, where the tool's own indentation is: without this, jest's `●`
+# block or a traceback under a timestamp was a record per line.
+_LINE_STAMP = re.compile(
+    r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d) (?: (?=\S))?"
 )
 _HEADING = re.compile(r"^#{1,6} ")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
@@ -219,17 +230,21 @@ def cut_segments(
     else:
         starts = _paragraphs(lines)
     starts = _capped(starts, lines, config)
+    texts, counts = _counted(lines, starts, count_tokens)
+    if any(
+        c > config.max_tokens and n > 1
+        for c, n in zip(counts, np.diff([*starts, len(lines)]), strict=True)
+    ):
+        starts = _token_capped(starts, lines, counts, count_tokens, config.max_tokens)
+        texts, counts = _counted(lines, starts, count_tokens)
     if len(starts) < 2 and not long_line:
         return None
     bounds = [*starts, len(lines)]
-    # Each segment's text as an excerpt shows it: a long line by its head.
-    texts = [
-        "\n".join(map(shown_line, lines[a:b])) + "\n"
-        for a, b in zip(bounds, bounds[1:], strict=False)
-    ]
     # A segment's count includes what it may add after an omission marker or a segment that
     # ends in punctuation; the first segment follows nothing.
-    tokens = [count_tokens(t) + (joined_cost(t) if i else 0) for i, t in enumerate(texts)]
+    tokens = [
+        c + (joined_cost(t) if i else 0) for i, (t, c) in enumerate(zip(texts, counts, strict=True))
+    ]
     heads = segment_heads(lines, starts, tokens) if shape != "json" else [-1] * len(starts)
     return Segments(
         lines=np.diff(np.asarray(bounds, dtype=np.int64)).astype(np.int64),
@@ -238,6 +253,44 @@ def cut_segments(
         heads=np.asarray(heads, dtype=np.int64),
         in_compressed=_in_compressed(lines, bounds, compressed),
     )
+
+
+def _counted(
+    lines: list[str], starts: list[int], count_tokens: Callable[[str], int]
+) -> tuple[list[str], list[int]]:
+    """Each segment's text as an excerpt shows it (a long line by its head, shown_line), and
+    its tokens."""
+    bounds = [*starts, len(lines)]
+    texts = [
+        "\n".join(map(shown_line, lines[a:b])) + "\n"
+        for a, b in zip(bounds, bounds[1:], strict=False)
+    ]
+    return texts, [count_tokens(t) for t in texts]
+
+
+def _token_capped(
+    starts: list[int],
+    lines: list[str],
+    counts: list[int],
+    count_tokens: Callable[[str], int],
+    cap: int,
+) -> list[int]:
+    """`starts` with every group of more than one line over `cap` tokens (`counts`) split
+    into runs within it, line by line (a line over it on its own)."""
+    out: list[int] = []
+    bounds = [*starts, len(lines)]
+    for (a, b), count in zip(zip(bounds, bounds[1:], strict=False), counts, strict=True):
+        out.append(a)
+        if count <= cap or b - a < 2:
+            continue
+        used = 0
+        for i in range(a, b):
+            size = count_tokens(shown_line(lines[i]) + "\n")
+            if i > out[-1] and used + size > cap:
+                out.append(i)
+                used = 0
+            used += size
+    return out
 
 
 def _in_compressed(lines: list[str], bounds: list[int], compressed: str | None) -> IntArray:
@@ -284,7 +337,9 @@ class Segmenter:
 
 
 def _records(lines: list[str]) -> list[int]:
-    """First line of each record: a line starts one unless it continues the one before."""
+    """First line of each record: a line starts one unless it continues the one before (read
+    after the time a runner stamps it with, _LINE_STAMP)."""
+    lines = [_LINE_STAMP.sub("", line, count=1) for line in lines]
     # Where most lines are indented, indentation is the output's layout, not a continuation.
     nonblank = [line for line in lines if line.strip()]
     indented = sum(1 for line in nonblank if line[:1] in (" ", "\t"))
