@@ -402,18 +402,24 @@ def test_the_line_that_matches_best_wins_over_a_slightly_better_entrys_line() ->
 def test_an_excerpt_only_entry_goes_before_whole_entries_it_outscores() -> None:
     # Entry 0 (0.9) matches weakly next to entry 2's strong line (in an entry that matters
     # little), so its line scores far below entry 1 (0.8), a whole entry without a match that
-    # would fill the budget alone. Kept
-    # from going in whole to show its lines, entry 0 still goes before entries it outscores.
+    # would fill the budget alone. Kept from going in whole to show its lines, entry 0 still
+    # goes before entries it outscores; and entry 2's line, which matches better, goes no
+    # later than entry 0's: lifted, a weak line does not pass better lines of others.
     big = int(SEGS.tokens.sum())
-    one = Excerpt(SEGS, marker_tokens)
-    one.add([5])
-    budget = one.tokens + 2
+    two = Excerpt(SEGS, marker_tokens)
+    two.add([5])
+    budget = 2 * two.tokens + 2
     weak, strong = needle(0), needle(2)
-    weak.relevance[5] = 0.3
+    weak.relevance[5] = 0.4  # between entry 2's line and that line's neighbours
     sel = fill([0.9, 0.8, 0.05], [big, budget - 1, big], [weak, strong],
                budget_tokens=budget, keep_recent=0)  # fmt: skip
-    assert sel.indices.tolist() == [0] and sel.excerpts[0].covered == [5]
+    assert sorted(sel.indices.tolist()) == [0, 2]
+    assert sel.excerpts[0].covered == [5] and sel.excerpts[2].covered == [5]
     assert sel.reason_of(1) is Reason.BUDGET
+    # Room for one line: the better one.
+    sel = fill([0.9, 0.8, 0.05], [big, two.tokens + 1, big], [weak, strong],
+               budget_tokens=two.tokens + 2, keep_recent=0)  # fmt: skip
+    assert sel.indices.tolist() == [2]
 
 
 def test_repeats_of_one_line_give_way_to_a_line_that_says_something_else() -> None:

@@ -37,6 +37,9 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
+# Lifted excerpt items keep their order by this much per rank (_standing_in): far below any
+# gap between two entries' scores, far above a float's resolution near 1.
+_LIFT_STEP = 1e-12
 # Texts of the given candidate rows, in the order given (for the adaptive cap).
 TextSource: TypeAlias = Sequence[str] | Callable[[IntArray], Sequence[str]]
 
@@ -224,13 +227,12 @@ class _Items:
             # A whole entry is walked no later than its own best line would be (the line's
             # item may outscore the entry: entry_weight), so that an entry that may go in
             # whole gets that chance before its excerpt begins.
+            standing = _standing_in(it, offer.only, scores, pool)
             best_line = np.zeros(n)
             lines = it.anchor < 0
-            np.maximum.at(best_line, it.row[lines], it.score[lines])
+            np.maximum.at(best_line, it.row[lines], standing[lines])
             self.pool = np.concatenate([pool, np.ones(len(it), dtype=np.bool_)])
-            self.scores = np.concatenate(
-                [np.maximum(scores, best_line), _standing_in(it, offer.only, scores, pool)]
-            )
+            self.scores = np.concatenate([np.maximum(scores, best_line), standing])
             self.times = np.concatenate([times, times[it.row]])
             self.costs = np.concatenate([costs, it.lower_cost])
             # Ties: whole entries, then items in the order excerpt_items ranked them.
@@ -265,8 +267,10 @@ def _standing_in(
     """The items' scores, where the best hit of each entry that may enter only as an excerpt
     is walked before every whole entry (rows of `whole`) that its entry outscores. The entry
     was kept from going in whole to show its best lines, not to let whole entries it
-    outscores take the budget first; against other excerpts, its lines keep their own scores
-    (a line that matches better wins over a slightly better entry's)."""
+    outscores take the budget first. Against other excerpts, lines keep their order: every
+    line that matches at least as well as a lifted one is lifted with it (a weak line of an
+    entry that matters must not pass better lines of others: a 470-token run of long lines
+    of a docs diff went before the failing test's traceback)."""
     out = items.score.copy()
     hits = np.flatnonzero(items.anchor < 0)
     below = np.sort(scores[whole])
@@ -281,8 +285,17 @@ def _standing_in(
     # The best whole entry scored below this one; just above it (ties go to whole entries).
     at = np.searchsorted(below, entry, side="left") - 1
     beaten = at >= 0
-    floor = np.nextafter(below[np.maximum(at, 0)], np.inf)
-    out[best[beaten]] = np.maximum(out[best[beaten]], floor[beaten])
+    if not beaten.any():
+        return out
+    lift = np.full(out.size, -np.inf)
+    lift[best[beaten]] = np.nextafter(below[at[beaten]], np.inf)
+    # Items from the least to the best (ties: the later in items' order first); each stands
+    # at least as high as the highest lift at or below it, and lifted ones keep their order
+    # by a step per rank far below any gap between entry scores.
+    ascending = np.lexsort((-np.arange(out.size), out))
+    floor = np.maximum.accumulate(lift[ascending])
+    lifted = floor > out[ascending]
+    out[ascending[lifted]] = floor[lifted] + _LIFT_STEP * np.flatnonzero(lifted)
     return out
 
 
