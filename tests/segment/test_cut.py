@@ -384,6 +384,20 @@ def test_blocks_are_headed_by_the_line_that_opens_them() -> None:
         f"commit {sha}",
         f"commit c5c1a5c{sha[7:]}",
     ]
+
+    # A listing of `Key: value` records: the key that opens the text opens each record.
+    def pod(name: str, restarts: int) -> str:
+        return (
+            f"Name:             {name}\nNamespace:        payments\nStatus:           Running\n"
+            f"Containers:\n  app:\n    State:          Running\n"
+            f"    Restart Count:  {restarts}\n"
+        )
+
+    pairs = heads_of(pod("ledger-api-3a37d", 0) + "\n" + pod("payments-api-7d9f8", 6), "log")
+    assert [head for line, head in pairs if line.startswith("Containers:")] == [
+        "Name:             ledger-api-3a37d",
+        "Name:             payments-api-7d9f8",
+    ]
     # A log has no heads; a heading longer than HEAD_TOKENS heads nothing.
     assert heads_of(LOG, "log") == []
     long_heading = "# " + "very long heading words " * 20

@@ -7,8 +7,9 @@ commit, a paragraph without its section. Fit shows a hit's head beside it when t
 allows, so these are found once, at Put:
 - block heads: a line that opens a block (`commit <sha>`, `diff --git`, a Markdown heading,
   pytest's `==== section ====` and `____ test_name ____` lines, or a line ending in `:` at
-  the top or after a blank line, as `ls -lR` names folders) heads every segment after it up
-  to the next block head;
+  the top or after a blank line, as `ls -lR` names folders, or in a listing of `Key: value`
+  records, the line with the key that opens the text and each record, as `kubectl describe`'s
+  `Name:`) heads every segment after it up to the next block head;
 - else a table's header row (compress.table_parse) heads every segment below it.
 A head is a segment of at most HEAD_TOKENS tokens; a longer one would cost more than it says.
 """
@@ -29,11 +30,26 @@ _BLOCK_HEAD = re.compile(
     r"^(?:commit [0-9a-f]{7,40}\b|diff --git |#{1,6} |={3,} \S.* ={3,}$|_{3,} \S.* _{3,}$)"
 )
 _FOLDER = re.compile(r"^\S.*:$")
+# A `Key: value` line; when the text opens with one whose key comes back at the start of a
+# line, that key opens each record of a listing of records (`kubectl describe pods`' `Name:`,
+# `apt-cache show`'s `Package:`, `pip show a b`'s `Name:`).
+_KEY_VALUE = re.compile(r"^([A-Za-z][\w .-]{0,40}):[ \t]+\S")
 
 
-def _opens_block(lines: Sequence[str], at: int) -> bool:
+def _record_key(lines: Sequence[str]) -> str | None:
+    """The key that opens each record, if the text is a listing of `Key: value` records."""
+    match = _KEY_VALUE.match(lines[0]) if lines else None
+    if match is None:
+        return None
+    prefix = match[1] + ":"
+    return prefix if any(line.startswith(prefix) for line in lines[1:]) else None
+
+
+def _opens_block(lines: Sequence[str], at: int, record_key: str | None) -> bool:
     line = lines[at]
     if _BLOCK_HEAD.match(line):
+        return True
+    if record_key is not None and line.startswith(record_key):
         return True
     return bool(_FOLDER.match(line)) and (at == 0 or not lines[at - 1].strip())
 
@@ -43,7 +59,8 @@ def segment_heads(lines: list[str], starts: Sequence[int], tokens: Sequence[int]
     or -1."""
     n = len(starts)
     heads = [-1] * n
-    opens = {k for k in range(n) if _opens_block(lines, starts[k])}
+    record_key = _record_key(lines)
+    opens = {k for k in range(n) if _opens_block(lines, starts[k], record_key)}
     if opens:
         current = -1
         for k in range(n):
