@@ -118,6 +118,44 @@ def test_fit_prints_a_table_and_explain_columns(
     assert json.loads(out)["entries"][0]["content"]
 
 
+def test_fit_takes_every_request_option_from_flags(
+    threaded_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = ("--target", f"127.0.0.1:{threaded_server.port}", "-n", "team-a/flags")
+    run(capsys, "put", *target, "log/a", "ERROR disk full", "--kind", "log", "--tag", "ops")
+    run(capsys, "put", *target, "note/b", "disk cleanup plan", "--kind", "note", "--agent-id", "x")
+    run(capsys, "put", *target, "note/c", "lunch", "--kind", "note", "--thread", "t1")
+
+    def keys(*flags: str) -> list[str]:
+        code, out, _ = run(capsys, "fit", *target, "disk", "--json", "--keep-recent", "0", *flags)
+        assert code == 0
+        return sorted(e["key"] for e in json.loads(out)["entries"])
+
+    assert keys("--kind", "log") == ["log/a"]
+    assert keys("--exclude-kind", "log", "--exclude-tag", "ops") == ["note/b", "note/c"]
+    assert keys("--tag", "ops", "--tag", "other") == ["log/a"]
+    assert keys("--agent", "x") == ["note/b"]
+    assert keys("--exclude-agent", "x", "--thread", "t1") == ["note/c"]
+    assert keys("--min-score", "5") == []
+    code, out, _ = run(
+        capsys, "fit", *target, "disk", "--json", "--explain", "--weight", "recency=0",
+        "--weight", "lexical_relevance=2", "--preset", "headroom", "--no-neighbours",
+        "--fill", "stop", "--recency-decay-rate", "0.5", "--form", "auto",
+        "--compress-threshold", "10",
+    )  # fmt: skip
+    assert code == 0
+    weights = json.loads(out)["weights"]
+    assert weights["recency"] == 0  # weights come back normalised
+    assert weights["lexical_relevance"] == max(weights.values())
+
+
+def test_a_malformed_weight_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["fit", "-n", NS, "q", "--weight", "recency", "--target", "127.0.0.1:1"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "is not FACTOR=WEIGHT" in err
+
+
 def test_fit_shows_an_excerpt_with_its_line_ranges_and_scored_segments(
     threaded_server: RunningServer,
     capsys: pytest.CaptureFixture[str],

@@ -184,6 +184,31 @@ def _integer(bits: int) -> Callable[[str], int]:
 INT32, INT64 = _integer(32), _integer(64)
 
 
+def _weight(text: str) -> tuple[str, float]:
+    """An argparse type: `factor=weight`, e.g. `recency=0`."""
+    name, sep, value = text.partition("=")
+    try:
+        if sep and name:
+            return name.strip(), float(value)
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{text!r} is not FACTOR=WEIGHT (e.g. recency=0)")
+
+
+_weight.__name__ = "weight"
+
+# Fit's filters by their command-line flag (repeatable): the Filters field, and its help.
+_FILTER_FLAGS = {
+    "kind": ("include_kinds", "only entries of this kind (message, tool_output, log, ...)"),
+    "exclude_kind": ("exclude_kinds", "leave out entries of this kind"),
+    "tag": ("include_tags", "only entries with this tag"),
+    "exclude_tag": ("exclude_tags", "leave out entries with this tag"),
+    "agent": ("include_agent_ids", "only entries written by this agent id"),
+    "exclude_agent": ("exclude_agent_ids", "leave out entries written by this agent id"),
+    "thread": ("threads", "only entries of this thread"),
+}
+
+
 def _put(client: Client, args: argparse.Namespace) -> None:
     content = args.content if args.content is not None else _stdin_text()
     entry = client.put(
@@ -272,17 +297,26 @@ def _clear(client: Client, args: argparse.Namespace) -> None:
 
 
 def _fit(client: Client, args: argparse.Namespace) -> None:
+    filters = {field: getattr(args, flag) for flag, (field, _) in _FILTER_FLAGS.items()}
     result = client.fit(
         args.namespace,
         args.query,
         args.budget,
         strategy=args.strategy,
+        preset=args.preset,
+        weights=dict(args.weight) if args.weight else None,
+        recency_decay_rate=args.recency_decay_rate,
         keep_recent=args.keep_recent,
         max_entries=args.max_entries,
         form=args.form,
+        compress_threshold=args.compress_threshold,
         adaptive=args.adaptive,
+        fill=args.fill,
+        filters={field: values for field, values in filters.items() if values} or None,
+        min_score=args.min_score,
         include_content=args.content,
         explain=args.explain,
+        expand_neighbours=args.neighbours,
         excerpts=args.excerpts,
     )
     if args.json:
@@ -425,6 +459,32 @@ def _client_parsers(sub: Any) -> None:
         default=None,
         help="let large entries come back as excerpts of their matching lines (default on)",
     )
+    scoring = fit.add_argument_group("scoring and selection (see docs/fit.md)")
+    scoring.add_argument("--preset", help="the weights to start from: default or headroom")
+    scoring.add_argument(
+        "--weight",
+        type=_weight,
+        action="append",
+        metavar="FACTOR=WEIGHT",
+        help="override one factor's weight, e.g. recency=0 (repeatable)",
+    )
+    scoring.add_argument("--recency-decay-rate", type=float, help="per second (default 0.0001)")
+    scoring.add_argument("--min-score", type=float, help="leave out entries scoring below it")
+    scoring.add_argument(
+        "--neighbours",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="entries next to a strong match in its thread gain a share of its score (default on)",
+    )
+    scoring.add_argument("--fill", choices=FIT_CHOICES["fill"], help="skip (default) or stop")
+    scoring.add_argument(
+        "--compress-threshold", type=INT64, help="form auto: full forms up to this many tokens"
+    )
+    filtering = fit.add_argument_group("filters (each repeatable; an entry must pass all)")
+    for flag, (_, what) in _FILTER_FLAGS.items():
+        filtering.add_argument(
+            f"--{flag.replace('_', '-')}", dest=flag, action="append", metavar="NAME", help=what
+        )
 
     watch = _client_parser(sub, "watch", help="print the namespace's changes as they happen")
     watch.add_argument("--resume-token", help="continue after this event's token")
