@@ -121,11 +121,17 @@ def test_the_fit_page_reproduces_from_the_cli_and_python(
     assert main([*argv[1:], "--json"]) == 0
     assert sorted(e["key"] for e in json.loads(capsys.readouterr().out)["entries"]) == chosen
     assert sorted(_python_keys(_block(page, "py-text"))) == chosen
-    # Options the CLI has no flag for are said, and the Python call carries them.
-    params.update(preset="headroom", fill="stop")
+    # Every option of the form has a flag: the command line carries them all.
+    params.update(preset="headroom", fill="stop", min_score="0.1", neighbours="off")
     page = fetch(ui_url + f"/fit/{NS}?{urlencode(params)}").text
-    assert "The CLI has no flag for fill, preset" in page
-    assert sorted(_python_keys(_block(page, "py-text"))) == sorted(_bar_keys(page))
+    argv = shlex.split(_block(page, "cli-text"))
+    for flag in ("--preset", "--fill", "--min-score", "--no-neighbours"):
+        assert flag in argv
+    capsys.readouterr()
+    assert main([*argv[1:], "--json"]) == 0
+    chosen = sorted(_bar_keys(page))
+    assert sorted(e["key"] for e in json.loads(capsys.readouterr().out)["entries"]) == chosen
+    assert sorted(_python_keys(_block(page, "py-text"))) == chosen
 
 
 def test_bad_fit_inputs_are_shown_beside_the_form(ui_url: str) -> None:

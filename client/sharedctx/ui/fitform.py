@@ -107,25 +107,20 @@ class FitForm:
             out["expand_neighbours"] = False
         return out
 
-    def cli(self, namespace: str, target: str) -> tuple[str, list[str]]:
-        """The same Fit as a `sharedctx fit` command line, and the options it cannot say."""
+    def cli(self, namespace: str, target: str) -> str:
+        """The same Fit as a `sharedctx fit` command line."""
         opts = self.options()
         argv = ["sharedctx", "fit", "--target", target, "-n", namespace, self.query]
         argv += ["--budget", str(self.budget)]
-        flags = {
-            "strategy": "--strategy",
-            "keep_recent": "--keep-recent",
-            "max_entries": "--max-entries",
-            "form": "--form",
-            "adaptive": "--adaptive",
-        }
-        for name, flag in flags.items():
-            if name in opts:
-                argv += [flag, str(opts.pop(name))]
-        if opts.pop("excerpts", True) is False:
-            argv.append("--no-excerpts")
+        for name, value in opts.items():
+            if name == "excerpts":
+                argv.append("--no-excerpts")
+            elif name == "expand_neighbours":
+                argv.append("--no-neighbours")
+            else:
+                argv += [f"--{name.replace('_', '-')}", str(value)]
         argv += ["--explain", "--content"]
-        return " ".join(shlex.quote(a) for a in argv), sorted(opts)
+        return " ".join(shlex.quote(a) for a in argv)
 
     def python(self, namespace: str, target: str) -> str:
         """The same Fit as a Python snippet."""

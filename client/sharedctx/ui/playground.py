@@ -39,7 +39,6 @@ async def page(request: Request) -> Response:
             status = http_status(exc)
         else:
             view = fitview.build(result, form)
-    cli, cli_missing = form.cli(ns, config.target)
     return render(
         request,
         "fit.html",
@@ -52,8 +51,7 @@ async def page(request: Request) -> Response:
             "view": view,
             "factors": FACTORS,
             "score_note": score_note(form.strategy),
-            "cli": cli,
-            "cli_missing": cli_missing,
+            "cli": form.cli(ns, config.target),
             "python": form.python(ns, config.target),
         },
         status=status,
