@@ -90,6 +90,14 @@ def test_camel_case_names_count_their_parts_too() -> None:
     assert lexical_terms("getHTTPResponse")[1:] == ["get", "http", "respons"]
     # Words in one case, or capitalised, are not CamelCase.
     assert lexical_terms("ERROR Ubuntu error") == ["error", "ubuntu", "error"]
+    # Nor is the mixed case of base64 or a key: `YFdIpHg` does not say "ip".
+    assert lexical_terms("SHA256:9xYFdIpHgQz") == ["sha256", "9xyfdiphgqz"]
+
+
+def test_the_fraction_of_a_time_of_day_is_not_a_term() -> None:
+    # It would meet a query's "504" on every line logged at that millisecond.
+    assert lexical_terms("14:02:35.504 GET /api 200") == ["14", "02", "35", "get", "api", "200"]
+    assert lexical_terms("10:00:00,123 504 Gateway") == ["10", "00", "00", "504", "gateway"]
 
 
 def test_bm25_matches_the_formula() -> None:

@@ -12,7 +12,8 @@ minus a short list of English function words, and a light suffix folding (`faile
 `upgrad`) so inflections meet: it lifted LoCoMo evidence recall by about two points at every
 budget. Only regular suffixes of words of 4+ letters go; identifiers, error codes and numbers
 are otherwise matched as written. A snake_case name counts as its parts and once more joined,
-a dotted name (`logs.py`) as its parts and once more whole (docs/fit.md).
+a dotted name (`logs.py`) as its parts and once more whole, a CamelCase name as its parts
+too; the fraction of a time of day is left out (docs/fit.md).
 """
 
 from __future__ import annotations
@@ -89,11 +90,18 @@ _CAMEL = re.compile(r"\b[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z]{2}[a-z])[A-Za-z0-9]*")
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
+# The fraction of a time of day (`14:02:35.504`, `10:00:00,123`): noise, not a number anyone
+# asks about, yet it meets a query's "504" on every line logged at that millisecond.
+_TIME_FRACTION = re.compile(r"(\d\d:\d\d:\d\d)[.,]\d+")
+
+
 def lexical_terms(text: str) -> list[str]:
     """The terms of `text` for BM25, in order, repeats kept; then each snake_case name's
     parts joined (a name of two or more parts), each dotted name whole and each CamelCase
     name's parts."""
     plain = strip_ansi(text)
+    if ":" in plain:
+        plain = _TIME_FRACTION.sub(r"\1", plain)
     folded = plain.casefold()
     terms = [
         fold_suffix(t)
@@ -108,12 +116,22 @@ def lexical_terms(text: str) -> list[str]:
     if "." in folded:
         terms.extend(name.rstrip(".") for name in _DOTTED.findall(folded))
     for name in _CAMEL.findall(plain):
-        terms.extend(
-            fold_suffix(part)
-            for part in (p.casefold() for p in _CAMEL_PART.findall(name))
-            if part not in _STOP_WORDS and len(part) >= 2
-        )
+        parts = _CAMEL_PART.findall(name)
+        if _looks_like_a_name(parts):
+            terms.extend(
+                fold_suffix(part)
+                for part in (p.casefold() for p in parts)
+                if part not in _STOP_WORDS and len(part) >= 2
+            )
     return terms
+
+
+def _looks_like_a_name(parts: list[str]) -> bool:
+    """Whether CamelCase parts are words (`Connection`, `Refused`, `OOM`) rather than the
+    mixed case of base64 or a key (`YFdIpHg` would read "ip"): every part of letters has two
+    or more, and they average three or more."""
+    letters = [len(p) for p in parts if not p.isdigit()]
+    return bool(letters) and min(letters) >= 2 and sum(letters) >= 3 * len(letters)
 
 
 class TermStats:
