@@ -241,3 +241,78 @@ default fixture loop scope explicitly in order to avoid unexpected behavior in t
 """
     + PYTEST_FAILURES
 )
+
+
+def test_a_quoted_sources_gutter_keeps_its_spacing(token_counter: TokenCounter) -> None:
+    # Collapsed, the caret would point at another column of the quoted line.
+    frame = [
+        "worker.c:7:36: error: 'const struct config' has no member named 'timeout_ms'",
+        "    7 |     return c->port + c->retries * c->timeout_ms;",
+        "      |                                    ^~",
+    ]
+    noise = [f"worker.c: note: step {i} of the build   done" for i in range(40)]
+    out = compress("\n".join(noise + frame), count_tokens=token_counter.count, kind="log").text
+    assert all(line in out.split("\n") for line in frame)
+    assert "step 39 of the build done" in out  # elsewhere, inner runs still collapse
+
+
+def _pods(oom_in: int, count: int = 6) -> str:
+    """`kubectl describe pods`: one pod was OOMKilled, each pod's container and status lines
+    alike; the pod's `Name:` line is where the block says which pod it is."""
+    blocks = []
+    for p in range(count):
+        state = (
+            "    Last State:     Terminated\n      Reason:       OOMKilled\n"
+            "      Exit Code:    137\n"
+            if p == oom_in
+            else "    Last State:     Running\n"
+        )
+        blocks.append(
+            f"Name:             svc-{p}-7d9f8b6c5-x{p}kqp\nNamespace:        payments\n"
+            f"Node:             ip-10-0-2-{p}.internal\nStatus:           Running\n"
+            f"IP:               10.244.2.{p}\nContainers:\n  app:\n"
+            f"    Image:          registry.example/svc-{p}:1.{p}.0\n"
+            f"    State:          Running\n{state}"
+            f"    Ready:          True\n    Restart Count:  {p}\n"
+            + "".join(f"    Mount {m}:        /var/run/secrets/{p}/{m}\n" for m in range(8))
+        )
+    return "\n".join(blocks)
+
+
+def test_an_error_line_keeps_the_line_that_opens_its_block(token_counter: TokenCounter) -> None:
+    # Without its pod's `Name:` line, OOMKilled read as the previous pod's.
+    text = _pods(oom_in=3)
+    out = compress(text, count_tokens=token_counter.count, kind="tool_output").text.split("\n")
+    assert out != text.split("\n")
+    at = out.index("      Reason: OOMKilled")
+    names = [line for line in out[:at] if line.startswith("Name:")]
+    assert names[-1] == "Name: svc-3-7d9f8b6c5-x3kqp"
+
+
+def test_what_explains_an_error_is_kept_after_it(token_counter: TokenCounter) -> None:
+    # rustc says what is wrong on a caret line under the quoted source; a test runner says it
+    # on Expected: and Received: lines. Neither says "error".
+    rustc = [
+        "error[E0308]: mismatched types",
+        " --> invoicer/src/money.rs:6:5",
+        "  |",
+        "3 | pub fn total_cents(inv: &Invoice) -> i64 {",
+        "  |                                      --- expected `i64` because of return type",
+        "...",
+        "6 |     sum",
+        "  |     ^^^ expected `i64`, found `u64`",
+    ]
+    jest = [
+        "FAIL src/checkout/api.test.ts (5.127 s)",
+        "  ● checkout api › applies discount code before tax",
+        "    expect(received).toBe(expected) // Object.is equality",
+        "    Expected: 90.91",
+        "    Received: 90.9",
+    ]
+    noise = _shuffled_log(600).split("\n")  # nothing folds: the sizer's cap cuts
+    for block in (rustc, jest):
+        text = "\n".join(noise[:300] + block + noise[300:])
+        out = compress(text, count_tokens=token_counter.count, kind="tool_output").text
+        assert out != text
+        kept = [" ".join(line.split()) for line in out.split("\n")]
+        assert " ".join(block[-1].split()) in kept

@@ -10,15 +10,19 @@
    repeat them at least twice. Error lines only join a run when they are one of its
    templates verbatim.
 3. If the adaptive sizer (over the masked lines, the tool's profile) says fewer lines carry the
-   information, keep: every error and warning line with `context_lines` around it, kept trace
-   frames and pytest's `>` lines (where a failing test went wrong), the first and last lines,
-   then the most distinct of the rest; each left-out stretch
-   becomes `[... N lines omitted]`, N counted in input lines.
+   information, keep: every error and warning line with `context_lines` around it and the
+   line that opens its block (the pod, commit, folder or section it is part of: without it,
+   a pod's `OOMKilled` read as the previous pod's), kept trace frames, pytest's `>` lines
+   (where a failing test went wrong), what explains a failure (a test's `Expected:` and
+   `Received:` lines, a compiler's labelled carets such as rustc's `^^^ expected i64, found
+   u64`), the first and last lines, then the most distinct of the rest; each left-out
+   stretch becomes `[... N lines omitted]`, N counted in input lines.
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +30,8 @@ import numpy.typing as npt
 
 from sharedctx_server.fit import SizerProfile
 
+# `heads` reads lines only; it lives with the segmenter, which needs it for the same reason.
+from ..segment.heads import block_openers
 from .config import CompressConfig
 from .error_lines import line_has_warning
 from .markers import lines_marker, similar_marker
@@ -57,6 +63,7 @@ class _Record:
     frame: bool
     marker: bool
     warning: bool = False  # a warning line that is not an error line
+    opens: bool = False  # opens a block (heads.block_openers)
 
     @property
     def notable(self) -> bool:
@@ -64,7 +71,7 @@ class _Record:
         return self.error or self.warning
 
 
-def _records(pieces: list[Piece], errors: list[bool]) -> list[_Record]:
+def _records(pieces: list[Piece], errors: list[bool], opens: list[bool]) -> list[_Record]:
     records: list[_Record] = []
     pos = 0
     for piece in pieces:
@@ -73,9 +80,25 @@ def _records(pieces: list[Piece], errors: list[bool]) -> list[_Record]:
         error = single and errors[pos]
         line = piece.lines[0]
         warning = single and not error and line_has_warning(line)
-        records.append(_Record(line, piece.span, error, piece.frame, not single, warning))
+        records.append(
+            _Record(
+                line, piece.span, error, piece.frame, not single, warning, single and opens[pos]
+            )
+        )
         pos += piece.span
     return records
+
+
+# What explains an error without saying "error": a test's expected and actual values (after a
+# CI runner's timestamp, if any), and a compiler's or linter's labelled carets under the source
+# it quotes (`  |     ^^^ expected `i64`, found `u64``); bare carets say nothing by themselves.
+# How far after an error line such an explanation is kept: a diagnostic's quoted source and
+# a failed test's values follow it closely; warnings' carets are left to the sizer.
+_EXPLAINS_REACH = 16
+_EXPLAINS = re.compile(
+    r"^(?:\d{4}-\d\d-\d\dT\S+\s)?\s*(?:(?:Expected|Received|Actual|But was)\b[^:]{0,20}:\s*\S"
+    r"|(?:\d+\s*)?\|[\s|]*[\^~-]+\s+\S)"
+)
 
 
 def _run_end(
@@ -134,6 +157,7 @@ def _collapse_runs(
     plain = prints.tolist()
     failing = _failing_source_lines(records)
     n = len(records)
+    last_error = -_EXPLAINS_REACH - 1
     i = 0
     while i < n:
         first = records[i]
@@ -151,13 +175,17 @@ def _collapse_runs(
             continue
         # Too short to fold: keep this line and look for a run from the next one.
         kept_with_context = first.notable
-        pinned = first.frame or i in failing
+        if first.error:
+            last_error = i
+        explains = i - last_error <= _EXPLAINS_REACH and _EXPLAINS.match(first.line) is not None
+        pinned = first.frame or i in failing or explains
         units.append(_Unit((first.line,), first.span, i, kept_with_context, pinned=pinned))
         i += 1
     return units
 
 
 def _cap(
+    records: list[_Record],
     units: list[_Unit],
     prints: npt.NDArray[np.uint64],
     keys: list[str],
@@ -171,12 +199,17 @@ def _cap(
         return units
     required: set[int] = set(range(min(n, config.head_lines)))
     required.update(range(max(0, n - config.tail_lines), n))
+    head = -1  # the unit of the line that opens the current block
     for i, unit in enumerate(units):
+        if len(unit.lines) == 1 and records[unit.index].opens:
+            head = i
         if unit.pinned:
             required.add(i)
         if unit.notable:
             lo, hi = max(0, i - config.context_lines), min(n, i + config.context_lines + 1)
             required.update(range(lo, hi))
+            if head >= 0:
+                required.add(head)
     kept = set(pick_distinct(unit_prints, k, required))
     out: list[_Unit] = []
     i = 0
@@ -197,9 +230,9 @@ def compress_log(
     lines: list[str], errors: list[bool], profile: SizerProfile, config: CompressConfig
 ) -> list[str]:
     """Normalised `lines` (with per-line error flags) compressed as line-oriented output."""
-    records = _records(elide_frames(lines, errors, config), errors)
+    records = _records(elide_frames(lines, errors, config), errors, block_openers(lines))
     keys = line_keys([r.line for r in records])
     prints = fingerprints(keys)
     units = _collapse_runs(records, prints, config)
-    units = _cap(units, prints, keys, profile, config)
+    units = _cap(records, units, prints, keys, profile, config)
     return [line for unit in units for line in unit.lines]

@@ -8,8 +8,10 @@ __all__ = ["collapse_ws", "normalise_lines"]
 
 _INNER_RUN = re.compile(r"[ \t]{2,}")
 # Indentation, including pytest's one-character gutter ("E       assert", ">       call()"),
-# whose spaces line the source up with the ^^^ markers below it.
-_LEADING = re.compile(r"[ \t]*(?:[>E][ \t]+)?")
+# whose spaces line the source up with the ^^^ markers below it, and the line-number gutter
+# of source a compiler or linter quotes ("12 |     sum", "   |     ^^^ expected i64", ruff's
+# "76 | |     self.detach()"): collapsed, the caret would point at another column.
+_LEADING = re.compile(r"[ \t]*(?:[>E][ \t]+)?(?:(?:\d+[ \t]*)?\|(?:[ \t]*[|/\\_])*[ \t]*)?")
 
 
 def normalise_lines(lines: list[str]) -> list[str]:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from ..compress.table_parse import find_table
 
-__all__ = ["HEAD_TOKENS", "segment_heads"]
+__all__ = ["HEAD_TOKENS", "block_openers", "segment_heads"]
 
 HEAD_TOKENS = 64
 
@@ -52,6 +52,13 @@ def _opens_block(lines: Sequence[str], at: int, record_key: str | None) -> bool:
     if record_key is not None and line.startswith(record_key):
         return True
     return bool(_FOLDER.match(line)) and (at == 0 or not lines[at - 1].strip())
+
+
+def block_openers(lines: Sequence[str]) -> list[bool]:
+    """Per line, whether it opens a block (a commit, a folder, a section, a record of a
+    listing): what the lines after it, up to the next one, are part of."""
+    record_key = _record_key(lines)
+    return [_opens_block(lines, i, record_key) for i in range(len(lines))]
 
 
 def segment_heads(lines: list[str], starts: Sequence[int], tokens: Sequence[int]) -> list[int]:
