@@ -33,6 +33,15 @@ CODE = "\n".join(
 )
 
 
+GO_LOG = "\n".join(
+    f'client.go:{229 + i % 3}: [debug] Looks like there are no changes for Service "svc-{i}"'
+    for i in range(60)
+) + (
+    "\nError: UPGRADE FAILED: timed out waiting for the condition\n"
+    + "".join(f"main.f{i}\n\thelm.sh/helm/v3/cmd/helm/f{i}.go:{i + 10}\n" for i in range(6))
+)
+
+
 @pytest.mark.parametrize(
     ("content", "kind", "tool", "expected"),
     [
@@ -46,6 +55,9 @@ CODE = "\n".join(
         ("\n\n".join([PROSE[:400]] * 12), "tool_output", None, "text"),
         (CODE, None, None, "text"),
         ("short", None, None, "text"),
+        # Records that start with the source location a logger puts first (Go's log with
+        # Lshortfile, as `helm --debug` prints), with a Go trace at the end: still a log.
+        (GO_LOG, "tool_output", "helm", "log"),
     ],
 )
 def test_detect(content: str, kind: str | None, tool: str | None, expected: str) -> None:

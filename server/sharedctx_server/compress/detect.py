@@ -42,9 +42,13 @@ _TRACE_LINE = re.compile(
     r"|[\w.$]*(?:Error|Exception)\b)"
 )
 # A record: starts with a date, a time, a log level or a bracketed tag.
+# A line that starts like a log record: a date or time, a [tag], a level, glog's `I0102`, or
+# the source location a logger or compiler puts first (Go's `client.go:479: [debug] ...`,
+# `worker.c:7:36: error: ...`, `app/x.py:12: error: ...`).
 _RECORD = re.compile(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}|\[?\d{1,2}:\d{2}:\d{2}|\[[^\]\n]{1,40}\]"
-    r"|(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b|[IWEF]\d{4} )"
+    r"|(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b|[IWEF]\d{4} "
+    r"|[\w./-]+\.[A-Za-z]\w{0,5}:\d+:(?:\d+:)?\s)"
 )
 _CODE = re.compile(
     r"^\s*(?:def |class |import [\w.]+(?: as \w+)?(?:, [\w.]+)*$|from \S+ import |return\b"
