@@ -316,3 +316,15 @@ def test_what_explains_an_error_is_kept_after_it(token_counter: TokenCounter) ->
         assert out != text
         kept = [" ".join(line.split()) for line in out.split("\n")]
         assert " ".join(block[-1].split()) in kept
+
+
+def test_a_runs_summary_is_kept_wherever_it_is(token_counter: TokenCounter) -> None:
+    # terraform prints its plan's summary before a closing note; nothing in it says "error".
+    noise = _shuffled_log(600).split("\n")
+    summaries = ["Plan: 15 to add, 10 to change, 2 to destroy.", "ok=12 changed=3 failed=0"]
+    text = "\n".join(noise[:200] + summaries[:1] + noise[200:400] + summaries[1:] + noise[400:])
+    out = compress(text, count_tokens=token_counter.count, kind="tool_output").text.split("\n")
+    assert len(out) < 100
+    assert all(summary in out for summary in summaries)
+    # One count is no summary: "wrote 3 bytes" lines are not all kept.
+    assert sum(1 for line in out if "wrote" in line) < 20

@@ -15,8 +15,9 @@
    a pod's `OOMKilled` read as the previous pod's), kept trace frames, pytest's `>` lines
    (where a failing test went wrong), what explains a failure (a test's `Expected:` and
    `Received:` lines, a compiler's labelled carets such as rustc's `^^^ expected i64, found
-   u64`), the first and last lines, then the most distinct of the rest; each left-out
-   stretch becomes `[... N lines omitted]`, N counted in input lines.
+   u64`), a run's summary (two or more counts of outcomes: `Plan: 15 to add, 10 to change,
+   2 to destroy.`), the first and last lines, then the most distinct of the rest; each
+   left-out stretch becomes `[... N lines omitted]`, N counted in input lines.
 """
 
 from __future__ import annotations
@@ -92,6 +93,22 @@ def _records(pieces: list[Piece], errors: list[bool], opens: list[bool]) -> list
 # What explains an error without saying "error": a test's expected and actual values (after a
 # CI runner's timestamp, if any), and a compiler's or linter's labelled carets under the source
 # it quotes (`  |     ^^^ expected `i64`, found `u64``); bare carets say nothing by themselves.
+# A count of outcomes, `15 to add`, `3 failed`, `changed=2`: a line with two or more of them is
+# a run's summary (terraform's `Plan: 15 to add, 10 to change, 2 to destroy.`, a test run's
+# `3 failed, 7 passed`, ansible's recap), which a reader looks for first, wherever it is.
+_OUTCOME_COUNT = re.compile(
+    r"\b\d+ (?:to )?(?:add|change|destroy|import|passed|failed|skipped|errors?|warnings?"
+    r"|added|changed|destroyed|created|updated|deleted|removed|installed|upgraded|ignored"
+    r"|deselected|xfailed|xpassed|succeeded|total)\b"
+    r"|\b(?:ok|changed|unreachable|failed|skipped|rescued|ignored)=\d+"
+)
+
+
+def _is_summary(line: str) -> bool:
+    found = _OUTCOME_COUNT.search(line)
+    return found is not None and _OUTCOME_COUNT.search(line, found.end()) is not None
+
+
 # How far after an error line such an explanation is kept: a diagnostic's quoted source and
 # a failed test's values follow it closely; warnings' carets are left to the sizer.
 _EXPLAINS_REACH = 16
@@ -178,7 +195,7 @@ def _collapse_runs(
         if first.error:
             last_error = i
         explains = i - last_error <= _EXPLAINS_REACH and _EXPLAINS.match(first.line) is not None
-        pinned = first.frame or i in failing or explains
+        pinned = first.frame or i in failing or explains or _is_summary(first.line)
         units.append(_Unit((first.line,), first.span, i, kept_with_context, pinned=pinned))
         i += 1
     return units
