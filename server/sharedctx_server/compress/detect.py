@@ -41,7 +41,6 @@ _TRACE_LINE = re.compile(
     r"|goroutine \d+ \[|stack backtrace:|thread '[^']*' panicked|\.\.\. \d+ more"
     r"|[\w.$]*(?:Error|Exception)\b)"
 )
-# A record: starts with a date, a time, a log level or a bracketed tag.
 # A line that starts like a log record: a date or time, a [tag], a level, glog's `I0102`, or
 # the source location a logger or compiler puts first (Go's `client.go:479: [debug] ...`,
 # `worker.c:7:36: error: ...`, `app/x.py:12: error: ...`).

@@ -31,8 +31,7 @@ import numpy.typing as npt
 
 from sharedctx_server.fit import SizerProfile
 
-# `heads` reads lines only; it lives with the segmenter, which needs it for the same reason.
-from ..segment.heads import block_openers
+from .blocks import block_openers
 from .config import CompressConfig
 from .error_lines import line_has_warning
 from .markers import lines_marker, similar_marker
@@ -64,7 +63,7 @@ class _Record:
     frame: bool
     marker: bool
     warning: bool = False  # a warning line that is not an error line
-    opens: bool = False  # opens a block (heads.block_openers)
+    opens: bool = False  # opens a block (blocks.block_openers)
 
     @property
     def notable(self) -> bool:
