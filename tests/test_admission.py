@@ -41,7 +41,7 @@ async def test_watchers_have_their_own_limit_and_never_block_other_calls(
         with pytest.raises(ResourceExhaustedError) as info:
             await _first(c.watch(NS))
         assert info.value.limit == "max_watches"
-        assert "handling 2 Watch streams at once" in info.value.message
+        assert "at its limit of concurrent Watch streams (2)" in info.value.message
         assert "--max-watches / SHAREDCTX_MAX_WATCHES" in info.value.message
         for w in watches:
             await w.aclose()  # type: ignore[attr-defined]
@@ -72,7 +72,7 @@ async def test_a_call_beyond_the_limit_is_refused_naming_the_setting(settings: S
                 await call(b"c")
             assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
             assert info.value.details() == (
-                "the server is handling 2 calls at once, its limit; retry shortly, or raise "
+                "the server is at its limit of concurrent calls (2); retry shortly, or raise "
                 "the server's --max-concurrent-rpcs / SHAREDCTX_MAX_CONCURRENT_RPCS"
             )
             release.set()

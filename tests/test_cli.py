@@ -149,11 +149,22 @@ def test_fit_takes_every_request_option_from_flags(
     assert weights["lexical_relevance"] == max(weights.values())
 
 
-def test_a_malformed_weight_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("flag", "value", "says"),
+    [
+        ("--weight", "recency", "is not FACTOR=WEIGHT"),
+        ("--weight", "bogus=1", "unknown factor 'bogus'; use one of recency,"),
+        ("--kind", "bogus", "invalid choice: 'bogus'"),
+        ("--exclude-kind", "notes", "invalid choice: 'notes'"),
+    ],
+)
+def test_a_malformed_fit_option_is_a_usage_error(
+    flag: str, value: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exit_:
-        main(["fit", "-n", NS, "q", "--weight", "recency", "--target", "127.0.0.1:1"])
+        main(["fit", "-n", NS, "q", flag, value, "--target", "127.0.0.1:1"])
     err = capsys.readouterr().err
-    assert exit_.value.code == 2 and "is not FACTOR=WEIGHT" in err
+    assert exit_.value.code == 2 and says in err and "Traceback" not in err
 
 
 def test_fit_shows_an_excerpt_with_its_line_ranges_and_scored_segments(

@@ -13,7 +13,9 @@ from typing import Any, cast
 
 import grpc
 import pytest
-from sharedctx import AsyncClient, Client, UnavailableError, calls, wire
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from sharedctx import AsyncClient, Client, ResourceExhaustedError, UnavailableError, calls, wire
 from sharedctx.loop_clients import LoopClients
 from sharedctx.types import FIT_CHOICES, PutItem
 from sharedctx.v1 import sharedctx_pb2 as pb
@@ -189,6 +191,58 @@ class CountingStub:
             return fail()
 
         return method
+
+
+class AtLimit(grpc.RpcError):
+    """RESOURCE_EXHAUSTED as a server at its calls-at-once limit sends it: with a retry delay
+    (google.rpc.RetryInfo) in the status details."""
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.RESOURCE_EXHAUSTED
+
+    def details(self) -> str:
+        return "the server is at its limit of concurrent calls (1000); retry shortly"
+
+    def trailing_metadata(self) -> tuple[tuple[str, bytes], ...]:
+        info = error_details_pb2.RetryInfo()
+        info.retry_delay.FromMilliseconds(10)
+        detail = any_pb2.Any()
+        detail.Pack(info)
+        status = status_pb2.Status(code=8, message=self.details(), details=[detail])
+        return (("grpc-status-details-bin", status.SerializeToString()),)
+
+
+class BusyThenAnswers:
+    """Refuses the first `busy` calls as a server at its limit does, then answers Stats."""
+
+    def __init__(self, busy: int) -> None:
+        self.busy = busy
+        self.calls = 0
+
+    def __getattr__(self, rpc: str) -> Callable[..., Any]:
+        def method(request: Any, *, metadata: Any, timeout: float) -> Any:
+            self.calls += 1
+            if self.calls <= self.busy:
+                raise AtLimit()
+            return pb.StatsResponse(entries=3)
+
+        return method
+
+
+def test_a_server_at_its_limit_is_asked_again_after_its_delay() -> None:
+    # Idempotent calls come back after the delay the server gave; writes do not.
+    with Client("127.0.0.1:1", retries=2) as client:
+        client._stub = stub = BusyThenAnswers(busy=2)
+        assert client.stats("team-a/s").entries == 3
+        assert stub.calls == 3
+        client._stub = stub = BusyThenAnswers(busy=3)
+        with pytest.raises(ResourceExhaustedError) as info:
+            client.stats("team-a/s")
+        assert info.value.retry_after == pytest.approx(0.01)
+        client._stub = stub = BusyThenAnswers(busy=1)
+        with pytest.raises(ResourceExhaustedError):
+            client.put("team-a/s", "k", "v")
+        assert stub.calls == 1
 
 
 def test_the_blocking_client_retries_only_idempotent_calls() -> None:

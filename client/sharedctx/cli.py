@@ -25,7 +25,7 @@ from .errors import SharedCtxError, UnavailableError
 from .fit_table import fit_dict, format_fit_table, format_ranges
 from .target import TargetError
 from .types import FIT_CHOICES
-from .wire import KINDS
+from .wire import FACTORS, KINDS
 
 COMMAND_GROUP = "sharedctx.commands"
 _SERVER_HINT = "pip install 'sharedctx[server]'"
@@ -187,9 +187,14 @@ INT32, INT64 = _integer(32), _integer(64)
 def _weight(text: str) -> tuple[str, float]:
     """An argparse type: `factor=weight`, e.g. `recency=0`."""
     name, sep, value = text.partition("=")
+    name = name.strip()
+    if sep and name and name not in FACTORS:
+        raise argparse.ArgumentTypeError(
+            f"unknown factor {name!r}; use one of {', '.join(FACTORS)}"
+        )
     try:
         if sep and name:
-            return name.strip(), float(value)
+            return name, float(value)
     except ValueError:
         pass
     raise argparse.ArgumentTypeError(f"{text!r} is not FACTOR=WEIGHT (e.g. recency=0)")
@@ -481,9 +486,14 @@ def _client_parsers(sub: Any) -> None:
         "--compress-threshold", type=INT64, help="form auto: full forms up to this many tokens"
     )
     filtering = fit.add_argument_group("filters (each repeatable; an entry must pass all)")
-    for flag, (_, what) in _FILTER_FLAGS.items():
+    for flag, (field, what) in _FILTER_FLAGS.items():
         filtering.add_argument(
-            f"--{flag.replace('_', '-')}", dest=flag, action="append", metavar="NAME", help=what
+            f"--{flag.replace('_', '-')}",
+            dest=flag,
+            action="append",
+            metavar="NAME",
+            help=what,
+            choices=KINDS[1:] if field.endswith("_kinds") else None,
         )
 
     watch = _client_parser(sub, "watch", help="print the namespace's changes as they happen")

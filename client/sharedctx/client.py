@@ -3,8 +3,9 @@
 Each call is defined once, in calls.py (its request, whether it is idempotent, its reply's
 conversion); `_Calls` makes every definition a method of both clients, and each client only
 carries calls its way (and pages through `keys` on calls.keys_page). Idempotent calls (get,
-get_many, keys, stats, fit, touch, unconditional delete) are retried with backoff on UNAVAILABLE;
-writes are not, because a lost reply would turn a retry into a second write.
+get_many, keys, stats, fit, touch, unconditional delete) are retried with backoff on UNAVAILABLE,
+and after the server's delay when it is at a limit and says when to come back; writes are not,
+because a lost reply would turn a retry into a second write.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, Generic, ParamSpec, TypeVar, overload
 import grpc
 
 from . import calls
-from .errors import SharedCtxError, UnavailableError, from_rpc_error
+from .errors import ResourceExhaustedError, SharedCtxError, UnavailableError, from_rpc_error
 from .target import parse_target
 from .types import NamespaceInfo
 from .v1 import sharedctx_pb2_grpc as pb_grpc
@@ -189,9 +190,18 @@ class _Calls:
         return self._retries + 1 if call.idempotent else 1
 
     def _retry_delay(self, exc: grpc.RpcError, attempt: int, attempts: int) -> float:
-        """The pause before attempt `attempt + 1`; the typed error when there is none."""
-        if attempt + 1 < attempts and exc.code() in _RETRYABLE:
-            return _backoff(attempt)
+        """The pause before attempt `attempt + 1`; the typed error when there is none. A
+        server at a limit that says when to come back (RESOURCE_EXHAUSTED with a retry delay:
+        its calls at once, its embedding queue) is asked again after that delay, spread a
+        little so that refused callers do not all return at once."""
+        if attempt + 1 < attempts:
+            if exc.code() in _RETRYABLE:
+                return _backoff(attempt)
+            if exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
+                error = self._error(exc)
+                if isinstance(error, ResourceExhaustedError) and error.retry_after:
+                    return error.retry_after * (1 + random.random())
+                raise error from None
         raise self._error(exc) from None
 
     def _error(self, exc: grpc.RpcError) -> SharedCtxError:
@@ -221,7 +231,8 @@ class Client(_Calls):
     """Blocking client. Use as a context manager, or call close().
 
     Client(target="127.0.0.1:50051", *, timeout=10.0, retries=3, token=None,
-    credentials=None, options=()): `retries` with backoff on UNAVAILABLE, idempotent calls only.
+    credentials=None, options=()): `retries` with backoff on UNAVAILABLE (or the server's delay
+    when it is at a limit), idempotent calls only.
     """
 
     _api = grpc

@@ -29,7 +29,7 @@ from .v1 import sharedctx_pb2 as pb
 # Lowercase names of the proto's Kind values, in value order ("unspecified" first).
 KINDS = tuple(name.removeprefix("KIND_").lower() for name in pb.Kind.keys())
 
-_FACTORS = (
+FACTORS = (
     "recency", "semantic_similarity", "toin_importance", "error_indicator",
     "forward_reference", "token_density", "lexical_relevance",
 )  # fmt: skip
@@ -162,8 +162,8 @@ def fit_weights(weights: Mapping[str, float] | None) -> pb.Weights | None:
         return None
     msg = pb.Weights()
     for name, weight in weights.items():
-        if name not in _FACTORS:
-            raise ValueError(f"unknown factor {name!r}; use one of {', '.join(_FACTORS)}")
+        if name not in FACTORS:
+            raise ValueError(f"unknown factor {name!r}; use one of {', '.join(FACTORS)}")
         setattr(msg, name, weight)
     return msg
 

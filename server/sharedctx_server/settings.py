@@ -323,9 +323,14 @@ class Settings:
         5.0, "storage", "Redis socket timeout, in seconds", rule=POSITIVE_NUMBER
     )
     max_concurrent_rpcs: int = _setting(
-        1000, "server", "most calls handled at once, Watch streams aside", rule=POSITIVE
+        1000,
+        "server",
+        "most calls handled at once, Watch streams aside (per worker)",
+        rule=POSITIVE,
     )
-    max_watches: int = _setting(1000, "server", "most Watch streams open at once", rule=POSITIVE)
+    max_watches: int = _setting(
+        1000, "server", "most Watch streams open at once (per worker)", rule=POSITIVE
+    )
     embedding_model: str = _setting(
         "all-MiniLM-L6-v2-int8",
         "embeddings",

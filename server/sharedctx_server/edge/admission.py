@@ -7,6 +7,7 @@ costs little while it waits, while every other call does its work and ends. Coun
 Fit, with gRPC's "Concurrent RPC limit exceeded!", which names no setting. So Watch streams
 count toward `max_watches`, everything else toward `max_concurrent_rpcs`; health checks and
 reflection are never refused. gRPC's own limit stays on as a backstop at the sum of the two.
+Each server process counts its own calls: with `serve --workers N`, the limits are per worker.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class _Count:
     def refusal(self) -> LimitExceeded:
         return LimitExceeded(
             self.setting,
-            f"the server is handling {self.limit} {self.what} at once, its limit; retry "
+            f"the server is at its limit of concurrent {self.what} ({self.limit}); retry "
             f"shortly, or raise the server's {how_to_set(self.setting)}",
             retry_after_s=0.1,
         )
