@@ -539,6 +539,20 @@ def test_a_rustc_diagnostic_keeps_the_source_it_quotes_even_in_indented_output()
     ]
 
 
+def test_a_failed_assertions_values_stay_with_the_failure() -> None:
+    # xUnit prints them unindented under the indented failure.
+    passed = [f"  Passed Orders.Tests.T{i} [4{i} ms]" for i in range(10)]
+    failure = [
+        "  Failed Orders.Tests.ShippingCostTests.FreeShipping [4 ms]",
+        "  Error Message:",
+        "   Assert.Equal() Failure: Values differ",
+        "Expected: 0",
+        "Actual:   4.99",
+    ]
+    text = "\n".join([*passed, *failure, "  Stack Trace:"]) + "\n"
+    assert groups(text, "tool_output")[-2] == "\n".join(failure[2:])
+
+
 def test_records_are_found_after_the_time_a_runner_stamps_each_line_with() -> None:
     stamp = "2026-12-05T10:02:{:02d}.1234567Z "
     passed = [f"PASS src/cart/part{i}.test.ts" for i in range(10)]

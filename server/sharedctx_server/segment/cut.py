@@ -79,11 +79,14 @@ _TRACE_LINE = (
 # pytest's failure blocks mark the failing line `>` and its explanation `E`, both followed by
 # spaces: they belong to the block (the test's header, its source, then these).
 _PYTEST_MARK = r"[>E] {3,}"
-_CONTINUATION = re.compile(rf"^(?:[ \t]|{_TRACE_LINE}|{_PYTEST_MARK})")
+# A failed assertion's values, which xUnit and NUnit print unindented under the failure:
+# `Expected: 0`, `Actual:   4.99`, `But was:  4.99`.
+_ASSERTED = r"(?:Expected|Actual|But was|Received)\b[^:\n]{0,20}:\s"
+_CONTINUATION = re.compile(rf"^(?:[ \t]|{_TRACE_LINE}|{_PYTEST_MARK}|{_ASSERTED})")
 _CAUSE = re.compile(rf"^\s*(?:{_CAUSE_LINE})")
 # Stack frames and traceback lines only (indented or not): for output indented throughout.
 _FRAME = r"at [\w$.<>/\[\]-]+\(|File \"[^\"]+\", line \d+"
-_TRACE_CONTINUATION = re.compile(rf"^\s*(?:{_TRACE_LINE}|{_FRAME})|^{_PYTEST_MARK}")
+_TRACE_CONTINUATION = re.compile(rf"^\s*(?:{_TRACE_LINE}|{_FRAME})|^{_PYTEST_MARK}|^{_ASSERTED}")
 # The line that closes a pytest failure block after its `E` lines: `tests/test_x.py:7: TypeError`.
 _PYTEST_WHERE = re.compile(r"^\S+:\d+: [A-Za-z_][\w.]*$")
 # pytest's report: a failure block opens with `____ test_name ____` and runs to the next such
