@@ -39,6 +39,7 @@ ERRORS = [
     "exited with 2",
     "subprocess returncode=1",
     "HTTP/1.1 503 Service Unavailable",
+    '10.0.0.7 - - [05/Dec/2026:14:09:16 +0000] "GET /v1/reports HTTP/1.1" 504 167 "-" "curl/8"',
     "upstream answered status: 502",
     "FAILED tests/test_api.py::test_login - AssertionError: assert 401 == 200",
     "3 failed, 10 passed in 2.1s",

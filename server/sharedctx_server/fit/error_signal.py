@@ -92,10 +92,11 @@ _SIGNALS: tuple[_Signal, ...] = (
         1.0,
         1,
     ),
-    # HTTP 5xx: `HTTP/1.1 503`, `status: 500`, `502 Bad Gateway`.
+    # HTTP 5xx: `HTTP/1.1 503`, an access log's `"GET /x HTTP/1.1" 504`, `status: 500`,
+    # `502 Bad Gateway`.
     _Signal(
         re.compile(
-            r"\bhttp/\d(?:\.\d)?\s+5\d\d\b|\b(?:status(?:\s+code)?|http|response|code)\s*[:=]?\s*5\d\d\b"
+            r"\bhttp/\d(?:\.\d)?\"?\s+5\d\d\b|\b(?:status(?:\s+code)?|http|response|code)\s*[:=]?\s*5\d\d\b"
             r"|\b(?:internal server error|bad gateway|service unavailable|gateway timeout)\b"
         ),
         ("http", "status", "response", "code", "server error", "gateway", "unavailable"),
