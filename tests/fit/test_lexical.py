@@ -58,7 +58,8 @@ def test_terms_split_identifiers_and_drop_function_words() -> None:
 def test_inflections_meet_but_identifiers_stay() -> None:
     assert lexical_terms("failed fails failing fail") == ["fail"] * 4
     assert lexical_terms("stories carried class status") == ["story", "carry", "class", "statu"]
-    assert lexical_terms("http500 v2.3 is a") == ["http500", "v2", "3", "v2.3"]
+    # A word with a number at its end counts as its letters too (`http500`: `http`).
+    assert lexical_terms("http500 v2.3 is a") == ["http500", "v2", "3", "v2.3", "http"]
     # A dotted name counts whole too, a dotted number does not.
     assert lexical_terms("see logs.py at 10.0.0.1") == [
         "see",
@@ -91,7 +92,13 @@ def test_camel_case_names_count_their_parts_too() -> None:
     # Words in one case, or capitalised, are not CamelCase.
     assert lexical_terms("ERROR Ubuntu error") == ["error", "ubuntu", "error"]
     # Nor is the mixed case of base64 or a key: `YFdIpHg` does not say "ip".
-    assert lexical_terms("SHA256:9xYFdIpHgQz") == ["sha256", "9xyfdiphgqz"]
+    assert lexical_terms("SHA256:9xYFdIpHgQz") == ["sha256", "9xyfdiphgqz", "sha"]
+
+
+def test_a_numbered_word_counts_as_its_letters_too() -> None:
+    # "ssh" meets sshd's `ssh2`, "worker" meets `worker7`; a letter and a number do not split.
+    assert lexical_terms("port 4422 ssh2") == ["port", "4422", "ssh2", "ssh"]
+    assert lexical_terms("worker7 e404") == ["worker7", "e404", "worker"]
 
 
 def test_the_fraction_of_a_time_of_day_is_not_a_term() -> None:

@@ -13,7 +13,8 @@ minus a short list of English function words, and a light suffix folding (`faile
 budget. Only regular suffixes of words of 4+ letters go; identifiers, error codes and numbers
 are otherwise matched as written. A snake_case name counts as its parts and once more joined,
 a dotted name (`logs.py`) as its parts and once more whole, a CamelCase name as its parts
-too; the fraction of a time of day is left out (docs/fit.md).
+too, a word with a number at its end (`ssh2`) as its letters too; the fraction of a time of
+day is left out (docs/fit.md).
 """
 
 from __future__ import annotations
@@ -90,6 +91,11 @@ _CAMEL = re.compile(r"\b[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z]{2}[a-z])[A-Za-z0-9]*")
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
+# A word with a number at its end (`ssh2`, `python3`, `worker7`, `sha256`): its letters are a
+# term too, so that "ssh" meets sshd's `port 4422 ssh2` and "worker" meets `worker7`.
+_NUMBERED = re.compile(r"\b([^\W\d_]{2,})\d+\b")
+
+
 # The fraction of a time of day (`14:02:35.504`, `10:00:00,123`): noise, not a number anyone
 # asks about, yet it meets a query's "504" on every line logged at that millisecond.
 _TIME_FRACTION = re.compile(r"(\d\d:\d\d:\d\d)[.,]\d+")
@@ -115,6 +121,7 @@ def lexical_terms(text: str) -> list[str]:
                 terms.append(fold_suffix("".join(parts)))
     if "." in folded:
         terms.extend(name.rstrip(".") for name in _DOTTED.findall(folded))
+    terms.extend(fold_suffix(stem) for stem in _NUMBERED.findall(folded) if stem not in _STOP_WORDS)
     for name in _CAMEL.findall(plain):
         parts = _CAMEL_PART.findall(name)
         if _looks_like_a_name(parts):
