@@ -14,7 +14,7 @@ from sharedctx_server.compress import (
 from sharedctx_server.compress.masking import line_keys
 from sharedctx_server.tokens import TokenCounter
 
-from ..support.tool_outputs import PYTEST_FAILURES
+from ..support.tool_outputs import PYTEST_FAILURES, RUSTC_E0308
 from .strategies import letters_name
 
 COUNTED = re.compile(r"^\[\.\.\. (\d+) (?:similar lines?|lines? omitted)\]$")
@@ -292,16 +292,7 @@ def test_an_error_line_keeps_the_line_that_opens_its_block(token_counter: TokenC
 def test_what_explains_an_error_is_kept_after_it(token_counter: TokenCounter) -> None:
     # rustc says what is wrong on a caret line under the quoted source; a test runner says it
     # on Expected: and Received: lines. Neither says "error".
-    rustc = [
-        "error[E0308]: mismatched types",
-        " --> invoicer/src/money.rs:6:5",
-        "  |",
-        "3 | pub fn total_cents(inv: &Invoice) -> i64 {",
-        "  |                                      --- expected `i64` because of return type",
-        "...",
-        "6 |     sum",
-        "  |     ^^^ expected `i64`, found `u64`",
-    ]
+    rustc = list(RUSTC_E0308[:8])  # up to the caret that says what is wrong
     jest = [
         "FAIL src/checkout/api.test.ts (5.127 s)",
         "  ● checkout api › applies discount code before tax",

@@ -12,7 +12,7 @@ from sharedctx_server.fit.segments import LONG_LINE_CHARS, joined_cost, shown_li
 from sharedctx_server.segment import SegmentConfig, cut_segments, excerpt_lines, text_lines
 from sharedctx_server.tokens import TokenCounter
 
-from ..support.tool_outputs import PYTEST_FAILURES
+from ..support.tool_outputs import PYTEST_FAILURES, RUSTC_E0308
 
 TOKENS = TokenCounter("o200k_base")
 SMALL = SegmentConfig(min_tokens=0)
@@ -514,22 +514,7 @@ def test_output_indented_throughout_is_cut_line_by_line_with_tracebacks_kept() -
 def test_a_rustc_diagnostic_keeps_the_source_it_quotes_even_in_indented_output() -> None:
     # cargo's `   Compiling` lines make the output indented throughout; the message of an
     # E0308 is on a gutter line (`^^^ expected i64, found u64`), which stays with its error.
-    diagnostic = [
-        "error[E0308]: mismatched types",
-        " --> invoicer/src/money.rs:6:5",
-        "  |",
-        "3 | pub fn total_cents(inv: &Invoice) -> i64 {",
-        "  |                                      --- expected `i64` because of return type",
-        "...",
-        "6 |     sum",
-        "  |     ^^^ expected `i64`, found `u64`",
-        "  |",
-        "help: you can convert a `u64` to an `i64` and panic if the converted value doesn't fit",
-        "  |",
-        "6 |     sum.try_into().unwrap()",
-        "  |        ++++++++++++++++++++",
-        "",
-    ]
+    diagnostic = list(RUSTC_E0308)
     compiling = [f"   Compiling crate{i} v0.1.{i} (/src/crate{i})" for i in range(12)]
     text = "\n".join([*compiling, *diagnostic, "   Compiling tail v0.1.0 (/src/tail)"]) + "\n"
     assert groups(text, "tool_output") == [

@@ -177,3 +177,22 @@ FAILED test_inventory.py::test_sku_format - AssertionError: assert False
 FAILED test_inventory.py::test_price_rounding - assert 2.67 == 2.68
 3 failed, 13 passed in 0.92s
 """
+
+
+# rustc's E0308 as cargo prints it: the message is on a gutter line under the quoted source.
+RUSTC_E0308 = (
+    "error[E0308]: mismatched types",
+    " --> invoicer/src/money.rs:6:5",
+    "  |",
+    "3 | pub fn total_cents(inv: &Invoice) -> i64 {",
+    "  |                                      --- expected `i64` because of return type",
+    "...",
+    "6 |     sum",
+    "  |     ^^^ expected `i64`, found `u64`",
+    "  |",
+    "help: you can convert a `u64` to an `i64` and panic if the converted value doesn't fit",
+    "  |",
+    "6 |     sum.try_into().unwrap()",
+    "  |        ++++++++++++++++++++",
+    "",
+)
