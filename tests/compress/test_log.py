@@ -319,3 +319,19 @@ def test_a_runs_summary_is_kept_wherever_it_is(token_counter: TokenCounter) -> N
     assert all(summary in out for summary in summaries)
     # One count is no summary: "wrote 3 bytes" lines are not all kept.
     assert sum(1 for line in out if "wrote" in line) < 20
+
+
+def test_what_a_plan_destroys_or_replaces_is_kept_as_a_warning(
+    token_counter: TokenCounter,
+) -> None:
+    destructive = [
+        "  # aws_db_instance.main must be replaced",
+        '      ~ identifier = "shop-prod" # forces replacement',
+        "  # aws_iam_role_policy.legacy will be destroyed",
+    ]
+    noise = _shuffled_log(600).split("\n")
+    text = "\n".join(noise[:200] + destructive[:2] + noise[200:400] + destructive[2:] + noise[400:])
+    out = compress(text, count_tokens=token_counter.count, kind="tool_output").text.split("\n")
+    assert len(out) < 120
+    kept = [" ".join(line.split()) for line in out]
+    assert all(" ".join(line.split()) in kept for line in destructive)

@@ -56,8 +56,12 @@ _FRAME_LOCATION = re.compile(
 # pytest's "E   " detail lines (column 0), AssertionError, C's "Assertion `x' failed".
 _FAILED_ASSERTION = re.compile(r"^E \S|\bAssertionError\b|\b[Aa]ssertion\b.*\bfailed\b")
 # apt's `W: ...` too.
+# Warnings, and what a reviewer of a plan must not miss: terraform's resources that `will be
+# destroyed` or `must be replaced` (and the attribute that `forces replacement`).
 _WARNING = re.compile(
-    r"\bwarn(?:ing|ings|ed)?\b|\w+Warning\b|\bdeprecated\b|^\s*W:\s", re.IGNORECASE
+    r"\bwarn(?:ing|ings|ed)?\b|\w+Warning\b|\bdeprecated\b|^\s*W:\s"
+    r"|\bwill be destroyed\b|\bmust be replaced\b|#\s*forces replacement\b",
+    re.IGNORECASE,
 )
 _NO_WARNING = re.compile(r"\b(?:no|0|zero)\s+warnings?\b", re.IGNORECASE)
 _UNIT_BREAK = re.compile(r"\n|\\n")
@@ -134,7 +138,7 @@ def line_has_warning(line: str) -> bool:
     """Whether one line is a warning (kept with context by the log compressor)."""
     lowered = line.lower()
     # Every match of _WARNING contains one of these; most lines contain neither.
-    if "warn" not in lowered and "deprecated" not in lowered and "w:" not in lowered:
+    if not any(cue in lowered for cue in ("warn", "deprecated", "w:", "destroyed", "replace")):
         return False
     return _WARNING.search(line) is not None and _NO_WARNING.search(line) is None
 
