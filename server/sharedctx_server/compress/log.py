@@ -37,6 +37,7 @@ from .error_lines import line_has_warning
 from .markers import lines_marker, similar_marker
 from .masking import line_keys
 from .select import fingerprints, pick_distinct
+from .shapes import ASSERTED_VALUE, RUNNER_STAMP
 from .sizer import optimal_k
 from .stacktrace import Piece, elide_frames
 from .whitespace import collapse_ws
@@ -63,7 +64,7 @@ class _Record:
     frame: bool
     marker: bool
     warning: bool = False  # a warning line that is not an error line
-    opens: bool = False  # opens a block (blocks.block_openers)
+    at: int = 0  # its first input line
 
     @property
     def notable(self) -> bool:
@@ -71,7 +72,7 @@ class _Record:
         return self.error or self.warning
 
 
-def _records(pieces: list[Piece], errors: list[bool], opens: list[bool]) -> list[_Record]:
+def _records(pieces: list[Piece], errors: list[bool]) -> list[_Record]:
     records: list[_Record] = []
     pos = 0
     for piece in pieces:
@@ -80,11 +81,7 @@ def _records(pieces: list[Piece], errors: list[bool], opens: list[bool]) -> list
         error = single and errors[pos]
         line = piece.lines[0]
         warning = single and not error and line_has_warning(line)
-        records.append(
-            _Record(
-                line, piece.span, error, piece.frame, not single, warning, single and opens[pos]
-            )
-        )
+        records.append(_Record(line, piece.span, error, piece.frame, not single, warning, pos))
         pos += piece.span
     return records
 
@@ -112,8 +109,7 @@ def _is_summary(line: str) -> bool:
 # a failed test's values follow it closely; warnings' carets are left to the sizer.
 _EXPLAINS_REACH = 16
 _EXPLAINS = re.compile(
-    r"^(?:\d{4}-\d\d-\d\dT\S+\s)?\s*(?:(?:Expected|Received|Actual|But was)\b[^:]{0,20}:\s*\S"
-    r"|(?:\d+\s*)?\|[\s|]*[\^~-]+\s+\S)"
+    rf"^(?:{RUNNER_STAMP})?\s*(?:{ASSERTED_VALUE}\s*\S|(?:\d+\s*)?\|[\s|]*[\^~-]+\s+\S)"
 )
 
 
@@ -201,6 +197,7 @@ def _collapse_runs(
 
 
 def _cap(
+    lines: list[str],
     records: list[_Record],
     units: list[_Unit],
     prints: npt.NDArray[np.uint64],
@@ -215,9 +212,13 @@ def _cap(
         return units
     required: set[int] = set(range(min(n, config.head_lines)))
     required.update(range(max(0, n - config.tail_lines), n))
+    # Only now that lines will be left out: which lines open a block, so that an error line
+    # keeps the one it is part of.
+    opens = block_openers(lines)
     head = -1  # the unit of the line that opens the current block
     for i, unit in enumerate(units):
-        if len(unit.lines) == 1 and records[unit.index].opens:
+        record = records[unit.index]
+        if len(unit.lines) == 1 and record.span == 1 and opens[record.at]:
             head = i
         if unit.pinned:
             required.add(i)
@@ -246,9 +247,9 @@ def compress_log(
     lines: list[str], errors: list[bool], profile: SizerProfile, config: CompressConfig
 ) -> list[str]:
     """Normalised `lines` (with per-line error flags) compressed as line-oriented output."""
-    records = _records(elide_frames(lines, errors, config), errors, block_openers(lines))
+    records = _records(elide_frames(lines, errors, config), errors)
     keys = line_keys([r.line for r in records])
     prints = fingerprints(keys)
     units = _collapse_runs(records, prints, config)
-    units = _cap(records, units, prints, keys, profile, config)
+    units = _cap(lines, records, units, prints, keys, profile, config)
     return [line for unit in units for line in unit.lines]

@@ -149,14 +149,14 @@ def _too_large(
     else took the budget is why, keep_recent or better entries, not its size)."""
     too_large = pool & (smallest > budget_tokens)
     reasons[too_large] = Reason.TOO_LARGE
-    if offer is not None:
+    if offer is not None and (too_large & offer.has_hits).any():
         # Every hit counts, not only those the fill was handed (hit_items keeps the best few
-        # budgets' worth): an excerpt of any of them would fit.
+        # budgets' worth): an excerpt of any of them would fit. Only these rows' hits matter.
         table = offer.relevance.table
-        hits = np.flatnonzero(offer.relevance.rho > 0)
-        cheapest = np.full(pool.size, np.iinfo(np.int64).max, dtype=np.int64)
-        np.minimum.at(cheapest, table.slot_of[hits], table.tokens[hits])
-        reasons[too_large & (cheapest <= budget_tokens)] = Reason.BUDGET
+        hits = np.flatnonzero((offer.relevance.rho > 0) & too_large[table.slot_of])
+        fits = np.zeros(pool.size, dtype=np.bool_)
+        fits[table.slot_of[hits[table.tokens[hits] <= budget_tokens]]] = True
+        reasons[too_large & fits] = Reason.BUDGET
     return too_large
 
 

@@ -32,6 +32,7 @@ import numpy.typing as npt
 from ..compress import detect
 from ..compress.error_lines import ErrorMemo
 from ..compress.progress import redraws, settle_line
+from ..compress.shapes import ASSERTED_VALUE, RUNNER_STAMP
 from ..compress.whitespace import collapse_ws
 from ..fit.error_signal import error_indicators
 from ..fit.segments import Segments, is_long_line, joined_cost, shown_line
@@ -79,9 +80,8 @@ _TRACE_LINE = (
 # pytest's failure blocks mark the failing line `>` and its explanation `E`, both followed by
 # spaces: they belong to the block (the test's header, its source, then these).
 _PYTEST_MARK = r"[>E] {3,}"
-# A failed assertion's values, which xUnit and NUnit print unindented under the failure:
-# `Expected: 0`, `Actual:   4.99`, `But was:  4.99`.
-_ASSERTED = r"(?:Expected|Actual|But was|Received)\b[^:\n]{0,20}:\s"
+# A failed assertion's values stay with the failure, which xUnit prints them unindented under.
+_ASSERTED = ASSERTED_VALUE
 _CONTINUATION = re.compile(rf"^(?:[ \t]|{_TRACE_LINE}|{_PYTEST_MARK}|{_ASSERTED})")
 _CAUSE = re.compile(rf"^\s*(?:{_CAUSE_LINE})")
 # Stack frames and traceback lines only (indented or not): for output indented throughout.
@@ -119,9 +119,7 @@ _QUOTED_SOURCE = re.compile(
 # when only one follows (a level padded to width: `2024-05-01T10:00:00Z  INFO`). Records are
 # found in what follows it, where the tool's own indentation is: without this, jest's `●`
 # block or a traceback under a timestamp was a record per line.
-_LINE_STAMP = re.compile(
-    r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d) (?: (?=\S))?"
-)
+_LINE_STAMP = re.compile(rf"^{RUNNER_STAMP}(?: (?=\S))?")
 _HEADING = re.compile(r"^#{1,6} ")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
