@@ -47,6 +47,7 @@ def test_terms_split_identifiers_and_drop_function_words() -> None:
         "tim",
         "out",
         "databaseconnection",  # the snake_case name joined, after the terms
+        "timeout",  # "timed out" names the failure as programs do
     ]
     # A query that writes a name as one word meets it: VIRTUAL_ENV is virtualenv too.
     assert "virtualenv" in lexical_terms("VIRTUAL_ENV=/srv/app/.venv")
@@ -99,6 +100,18 @@ def test_a_numbered_word_counts_as_its_letters_too() -> None:
     # "ssh" meets sshd's `ssh2`, "worker" meets `worker7`; a letter and a number do not split.
     assert lexical_terms("port 4422 ssh2") == ["port", "4422", "ssh2", "ssh"]
     assert lexical_terms("worker7 e404") == ["worker7", "e404", "worker"]
+
+
+def test_a_failure_said_in_words_counts_as_its_program_name_too() -> None:
+    # "ran out of memory" meets `OOMKilled`, "no such file" meets `ENOENT`, either way round.
+    assert lexical_terms("did it run out of memory?")[-1] == "oom"
+    assert "oom" in lexical_terms("pod OOMKilled")
+    assert lexical_terms("no such file") == ["such", "fil", "enoent"]
+    assert lexical_terms("upstream timed out")[-1] == "timeout"
+    assert lexical_terms("request timed-out, time out")[-2:] == ["timeout", "timeout"]
+    # Whole words only: `outofmemory` or "segmentation faults" are not the phrase.
+    assert "oom" not in lexical_terms("outofmemory")
+    assert "segfault" not in lexical_terms("segmentation faults")
 
 
 def test_the_fraction_of_a_time_of_day_is_not_a_term() -> None:

@@ -13,8 +13,9 @@ minus a short list of English function words, and a light suffix folding (`faile
 budget. Only regular suffixes of words of 4+ letters go; identifiers, error codes and numbers
 are otherwise matched as written. A snake_case name counts as its parts and once more joined,
 a dotted name (`logs.py`) as its parts and once more whole, a CamelCase name as its parts
-too, a word with a number at its end (`ssh2`) as its letters too; the fraction of a time of
-day is left out (docs/fit.md).
+too, a word with a number at its end (`ssh2`) as its letters too, a failure said in words as
+its program name too (`no such file`: `enoent`); the fraction of a time of day is left out
+(docs/fit.md).
 """
 
 from __future__ import annotations
@@ -101,10 +102,46 @@ _NUMBERED = re.compile(r"\b([^\W\d_]{2,})\d+\b")
 _TIME_FRACTION = re.compile(r"(\d\d:\d\d:\d\d)[.,]\d+")
 
 
+# Failures that programs name one way and people another: the words (`no such file`, `out of
+# memory`, `timed out`) and the name a program logs (`ENOENT`, `OOMKilled`, `timeout`). The
+# words also count as the name, in a query as in a text, so either meets the other; the name
+# alone is not spelled out, since it already meets the words' extra term. General vocabulary
+# of operating systems and networks (errno symbols, the kernel's and runtimes' wording).
+# Each pattern starts with a literal, which the regex engine finds fast; the word boundary
+# before it is checked by hand (a leading `\b`, or one alternation of all of them, scanned
+# every position and cost as much as the rest of the terms).
+_SAME_FAILURE = tuple(
+    (name, re.compile(rf"{words}\b"))
+    for name, words in (
+        ("oom", r"out[ -]of[ -]memory"),
+        ("segfault", r"segmentation fault"),
+        ("timeout", r"time[ds]?[ -]out"),
+        ("enoent", r"no such file"),
+        ("eacces", r"permission denied"),
+        ("econnrefused", r"connection refused"),
+        ("econnreset", r"connection reset"),
+        ("epipe", r"broken pipe"),
+        ("enospc", r"no space left"),
+        ("eaddrinuse", r"address already in use"),
+        ("emfile", r"too many open files"),
+    )
+)
+
+
+def _failure_names(folded: str) -> list[str]:
+    """The program name of each failure `folded` says in words, once per mention."""
+    return [
+        name
+        for name, words in _SAME_FAILURE
+        for match in words.finditer(folded)
+        if match.start() == 0 or not folded[match.start() - 1].isalnum()
+    ]
+
+
 def lexical_terms(text: str) -> list[str]:
     """The terms of `text` for BM25, in order, repeats kept; then each snake_case name's
     parts joined (a name of two or more parts), each dotted name whole and each CamelCase
-    name's parts."""
+    name's parts, and the name of a failure said in words (`out of memory`: `oom`)."""
     plain = strip_ansi(text)
     if ":" in plain:
         plain = _TIME_FRACTION.sub(r"\1", plain)
@@ -122,6 +159,7 @@ def lexical_terms(text: str) -> list[str]:
     if "." in folded:
         terms.extend(name.rstrip(".") for name in _DOTTED.findall(folded))
     terms.extend(fold_suffix(stem) for stem in _NUMBERED.findall(folded) if stem not in _STOP_WORDS)
+    terms.extend(_failure_names(folded))
     for name in _CAMEL.findall(plain):
         parts = _CAMEL_PART.findall(name)
         if _looks_like_a_name(parts):
