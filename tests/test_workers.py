@@ -111,6 +111,9 @@ async def test_two_workers_share_one_port_restart_when_killed_and_stop_together(
         assert first.strip() == f"sharedctx listening on 127.0.0.1:{port} (2 workers)"
         workers = _workers(proc.pid)
         assert len(workers) == 2
+        # Named where `ps -o comm` and `top` look.
+        names = {Path(f"/proc/{pid}/comm").read_text().strip() for pid in workers}
+        assert names == {"sharedctx-w0", "sharedctx-w1"}
 
         # Every connection lands on one worker or the other; each reads what any wrote.
         for i in range(12):

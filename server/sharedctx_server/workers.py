@@ -60,17 +60,21 @@ _START_TIMEOUT = 300.0
 _STOP_SLACK = 15.0
 
 
-def _die_with_parent() -> None:
-    """Linux: SIGTERM this process when the supervisor dies, even by SIGKILL (no orphans)."""
+def _as_worker(index: int) -> None:
+    """Linux: SIGTERM this process when the supervisor dies, even by SIGKILL (no orphans),
+    and name it `sharedctx-w<index>` where `ps -o comm`, `top` and `pkill` look (the command
+    line stays Python's, and says nothing of which process is which)."""
     with contextlib.suppress(OSError, AttributeError):
-        pr_set_pdeathsig = 1
-        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+        pr_set_pdeathsig, pr_set_name = 1, 15
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        prctl(pr_set_pdeathsig, signal.SIGTERM)
+        prctl(pr_set_name, f"sharedctx-w{index}".encode()[:15])
 
 
 def _worker_main(settings: Settings, index: int, ready: Any, heartbeat: Any) -> None:
     """A worker process: the whole server; says when it serves, and its metrics port, and
     beats `heartbeat` (time.monotonic(), shared with the supervisor) while its loop runs."""
-    _die_with_parent()
+    _as_worker(index)
     from .edge.logs import configure as configure_logging
     from .server import run_until_signalled, start
 
