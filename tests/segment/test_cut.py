@@ -404,6 +404,49 @@ def test_blocks_are_headed_by_the_line_that_opens_them() -> None:
     assert heads_of(f"{long_heading}\n\nfirst paragraph\n\nsecond\n", "document") == []
 
 
+def test_a_diff_is_cut_into_commits_files_and_hunks_and_a_hunk_is_headed_by_its_file() -> None:
+    body = "".join(f"+    step_{i}()\n" for i in range(12))
+    text = (
+        "commit 2423573208983cea926d2a66e8f96a01679282b6\nAuthor: A <a@example.org>\n\n"
+        "    Watch streams get their own admission limit\n\n"
+        "diff --git a/server/admission.py b/server/admission.py\n"
+        "index 1111111..2222222 100644\n--- a/server/admission.py\n+++ b/server/admission.py\n"
+        "@@ -1,3 +1,4 @@\n import asyncio\n+import signal\n \n class Admission:\n"
+        "@@ -40,6 +41,30 @@ class Admission:\n     def close(self):\n"
+        + "".join(f"         self.drop({i})\n" for i in range(8))
+        + "+\n"
+        f"+def run_first():\n{body}+\n+def run_second():\n{body}"
+    )
+    parts = groups(text, "tool_output")
+    assert [part.split("\n")[0] for part in parts] == [
+        "commit 2423573208983cea926d2a66e8f96a01679282b6",  # with its message
+        "diff --git a/server/admission.py b/server/admission.py",  # with index, ---, +++
+        "@@ -1,3 +1,4 @@",
+        "@@ -40,6 +41,30 @@ class Admission:",
+        # A long hunk is cut where a paragraph of its code starts, in runs of several lines.
+        "+def run_first():",
+        "+def run_second():",
+    ]
+    heads = heads_of(text, "tool_output")
+    assert {head for _, head in heads} == {"diff --git a/server/admission.py b/server/admission.py"}
+    assert len(heads) == 4  # every hunk and part of one
+    # `diff -u` of two files has no `diff` line: its `---`/`+++` pair starts each file.
+    plain = "".join(
+        f"--- a/{name}\t2026-12-01\n+++ b/{name}\t2026-12-05\n"
+        f"@@ -1,2 +1,2 @@\n-old {name}\n+new {name}\n"
+        for name in ("x.py", "y.py")
+    )
+    assert [part.split("\n")[0] for part in groups(plain, "tool_output")] == [
+        "--- a/x.py\t2026-12-01",
+        "@@ -1,2 +1,2 @@",
+        "--- a/y.py\t2026-12-01",
+        "@@ -1,2 +1,2 @@",
+    ]
+    # A log that quotes a hunk header is still a log.
+    quoting = LOG + "2024-05-01 10:00:09 INFO patch: applying @@ -1,2 +1,2 @@\n"
+    assert len(groups(quoting)) == len(groups(LOG)) + 1
+
+
 _LINE = st.text(
     alphabet=st.sampled_from(list('ab cdE:/.\t{}[]",0123456789-_é中')) | st.just(" "),
     max_size=30,

@@ -4,6 +4,7 @@ Segments follow the text's own structure, so an excerpt never shows half a thoug
 - logs and line-oriented tool output (`detect` says "log" or "stacktrace"): one record per
   segment, where indented lines, blank lines, traceback headers, stack frames and the
   exception line that ends a traceback belong to the record before them;
+- diffs (`diff -u`, `git log -p`): a commit's header, a file's header, a hunk (diff_parts);
 - JSON: one item of the array with the most items (else one member of the shallowest object
   level whose members are small enough). A document on one line (minified, as APIs and
   `jq -c` print it) is cut, counted and shown in its indented rendering (`excerpt_lines`);
@@ -37,6 +38,7 @@ from ..compress.whitespace import collapse_ws
 from ..fit.error_signal import error_indicators
 from ..fit.segments import Segments, is_long_line, joined_cost, shown_line
 from ..fit.terminal import strip_ansi
+from .diff_parts import diff_heads, diff_starts, looks_like_diff
 from .heads import segment_heads
 
 __all__ = [
@@ -224,8 +226,11 @@ def cut_segments(
     if not rendered and len(lines) < 2 and not long_line:
         return None
     shape = "json" if rendered else detect(strip_ansi(text), kind, tool_name)
+    diff = shape != "json" and looks_like_diff(text)
     if shape == "json":
         starts = _json_items(lines, config)
+    elif diff:
+        starts = diff_starts(lines)
     elif shape in ("log", "stacktrace"):
         starts = _records(lines)
     else:
@@ -246,7 +251,12 @@ def cut_segments(
     tokens = [
         c + (joined_cost(t) if i else 0) for i, (t, c) in enumerate(zip(texts, counts, strict=True))
     ]
-    heads = segment_heads(lines, starts, tokens) if shape != "json" else [-1] * len(starts)
+    if shape == "json":
+        heads = [-1] * len(starts)
+    elif diff:
+        heads = diff_heads(lines, starts, tokens)
+    else:
+        heads = segment_heads(lines, starts, tokens)
     return Segments(
         lines=np.diff(np.asarray(bounds, dtype=np.int64)).astype(np.int64),
         tokens=np.asarray(tokens, dtype=np.int64),
