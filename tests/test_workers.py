@@ -273,3 +273,18 @@ def test_a_worker_that_ran_healthy_for_a_while_restarts_after_the_first_pause(
     supervisor._restart_dead()
     assert worker.restart_at is not None
     assert worker.restart_at - time.monotonic() == pytest.approx(pause, abs=0.5)
+
+
+def test_a_worker_whose_supervisor_is_gone_leaves_at_once_and_one_whose_is_there_is_named() -> None:
+    # A spawned worker takes seconds to import; a supervisor killed meanwhile sends no
+    # SIGTERM (it was not asked for yet), so the worker checks who its parent is.
+    script = (
+        "import os, sys\n"
+        "from sharedctx_server.workers import _as_worker\n"
+        "_as_worker(3, int(sys.argv[1]) or os.getppid())\n"
+        "print(open('/proc/self/comm').read().strip())\n"
+    )
+    gone = subprocess.run([sys.executable, "-c", script, "1"], capture_output=True, text=True)
+    assert (gone.returncode, gone.stdout) == (0, "")
+    here = subprocess.run([sys.executable, "-c", script, "0"], capture_output=True, text=True)
+    assert (here.returncode, here.stdout) == (0, "sharedctx-w3\n")

@@ -60,21 +60,27 @@ _START_TIMEOUT = 300.0
 _STOP_SLACK = 15.0
 
 
-def _as_worker(index: int) -> None:
+def _as_worker(index: int, supervisor: int) -> None:
     """Linux: SIGTERM this process when the supervisor dies, even by SIGKILL (no orphans),
     and name it `sharedctx-w<index>` where `ps -o comm`, `top` and `pkill` look (the command
-    line stays Python's, and says nothing of which process is which)."""
+    line stays Python's, and says nothing of which process is which). A supervisor that died
+    before this ran (a spawned worker takes seconds to import) sends no signal: the worker
+    then leaves at once rather than serve the port as an orphan."""
     with contextlib.suppress(OSError, AttributeError):
         pr_set_pdeathsig, pr_set_name = 1, 15
         prctl = ctypes.CDLL(None, use_errno=True).prctl
         prctl(pr_set_pdeathsig, signal.SIGTERM)
         prctl(pr_set_name, f"sharedctx-w{index}".encode()[:15])
+    if os.getppid() != supervisor:
+        sys.exit(0)
 
 
-def _worker_main(settings: Settings, index: int, ready: Any, heartbeat: Any) -> None:
+def _worker_main(
+    settings: Settings, index: int, supervisor: int, ready: Any, heartbeat: Any
+) -> None:
     """A worker process: the whole server; says when it serves, and its metrics port, and
     beats `heartbeat` (time.monotonic(), shared with the supervisor) while its loop runs."""
-    _as_worker(index)
+    _as_worker(index, supervisor)
     from .edge.logs import configure as configure_logging
     from .server import run_until_signalled, start
 
@@ -210,7 +216,7 @@ class Supervisor:
         heartbeat = self._context.Value("d", 0.0, lock=False)
         process = self._context.Process(
             target=_worker_main,
-            args=(self._worker_settings, index, self._ready, heartbeat),
+            args=(self._worker_settings, index, os.getpid(), self._ready, heartbeat),
             name=f"sharedctx-worker-{index}",
         )
         process.start()
