@@ -23,6 +23,8 @@ NEGATIONS = [
     "finished without errors",
     "ran 10 tests, all passed",
     "HTTP/1.1 200 OK",
+    "errors: no",
+    "failed=false, retried=2",
 ]
 
 ERRORS = [
@@ -72,6 +74,22 @@ def test_counts_named_by_their_parts_still_count() -> None:
 @pytest.mark.parametrize("text", ERRORS)
 def test_error_evidence_scores_clearly(text: str) -> None:
     assert error_indicator(text) >= 0.45
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # After `error:`, a compiler's "no" says what is missing: an error, not "errors: no".
+        "src/a.cpp:7:9: error: no matching function for call to 'draw(std::string)'",
+        'x.py:1: error: No overload variant of "f" matches argument type "int"',
+        "sqlite3: Error: no such table: orders",
+        # The linker names no error word.
+        "main.c:(.text+0x9): undefined reference to `helper'",
+        "collect2: ld returned 1 exit status",
+    ],
+)
+def test_an_error_that_says_what_is_missing_is_an_error(text: str) -> None:
+    assert error_indicator(text) > 0
 
 
 def test_error_score_is_graded_by_the_strength_of_evidence() -> None:

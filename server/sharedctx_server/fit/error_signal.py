@@ -38,8 +38,12 @@ class _Signal:
 
 # Before a hit: "no ", "0 ", "zero ", "without ", "never ", "none of the tests ".
 _NEGATED_BEFORE = re.compile(r"(?:\bno|\bzero|\b0|\bwithout|\bnever|\bnone of the)\s+(?:\w+\s+)?$")
-# After a hit: "errors: 0", "failed=none", "failures = []".
-_NEGATED_AFTER = re.compile(r"\s*[:=]\s*(?:0|none|null|nil|false|no|\[\]|\{\})(?![\w.])")
+# After a hit: "errors: 0", "failed=none", "failures = []". A word negates only as the whole
+# value (`errors: no`, `failed=false,`): after `error: no` a compiler says what is missing
+# (`error: no matching function for call`, `Error: no such table`), an error.
+_NEGATED_AFTER = re.compile(
+    r"\s*[:=]\s*(?:(?:0|\[\]|\{\})(?![\w.])|(?:none|null|nil|false|no)(?=\s*(?:$|[,;.)\]}])))"
+)
 _LOOKBEHIND = 24
 
 _SIGNALS: tuple[_Signal, ...] = (
@@ -82,11 +86,13 @@ _SIGNALS: tuple[_Signal, ...] = (
         2,
         lowercase=False,
     ),
-    # Non-zero exit codes: `exit code 1`, `exited with 2`, `returncode=1`, `exit status 127`.
+    # Non-zero exit codes: `exit code 1`, `exited with 2`, `returncode=1`, `exit status 127`,
+    # `returned 1 exit status`.
     _Signal(
         re.compile(
             r"\b(?:exit(?:ed)?\s+(?:with\s+)?(?:code|status)|exit_code|return\s?code|returncode"
             r"|\brc)\s*[:=]?\s*-?0*[1-9]\d*\b|\bexited\s+with\s+-?0*[1-9]\d*\b|\bnon-?zero\s+exit\b"
+            r"|\breturned\s+0*[1-9]\d*\s+exit\s+status\b"  # `ld returned 1 exit status`
         ),
         ("exit", "code", "rc"),
         1.0,
@@ -144,7 +150,7 @@ _SIGNALS: tuple[_Signal, ...] = (
         re.compile(
             r"(?:(?<!\.)|(?=\w+\())\b(?:errors?|exceptions?|failed|failures?|fail(?:s|ing)?|fatal|panic(?:ked|s)?"
             r"|crash(?:ed|es)?|abort(?:ed)?|traceback|denied|refused|timed out|unhandled|uncaught"
-            r"|critical|killed)\b"
+            r"|critical|killed|undefined reference)\b"
         ),
         (
             "err",
@@ -162,6 +168,7 @@ _SIGNALS: tuple[_Signal, ...] = (
             "uncaught",
             "critical",
             "killed",
+            "undefined reference",  # the linker's
         ),
         0.35,
         4,
