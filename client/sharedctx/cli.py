@@ -115,6 +115,14 @@ def _read_pem(path: str | None) -> bytes | None:
 
 def channel_credentials(args: argparse.Namespace) -> grpc.ChannelCredentials | None:
     """TLS channel credentials from --tls/--tls-ca/--tls-client-*, or None for plaintext."""
+    if bool(args.tls_client_cert) != bool(args.tls_client_key):
+        # gRPC would abort the process at the first call (a failed check in its C core).
+        given, missing = (
+            ("--tls-client-cert", "--tls-client-key")
+            if args.tls_client_cert
+            else ("--tls-client-key", "--tls-client-cert")
+        )
+        raise SystemExit(f"sharedctx: {given} needs {missing}: mTLS takes the two together")
     if not (args.tls or args.tls_ca or args.tls_client_cert):
         return None
     return grpc.ssl_channel_credentials(

@@ -95,6 +95,10 @@ async def test_cli_client_trusts_the_ca_given_with_tls_ca(
         assert capsys.readouterr().out.endswith("from the CLI")
         assert await asyncio.to_thread(main, ["get", *common, "--timeout", "3", "k"]) == 1
         assert "UNAVAILABLE" in capsys.readouterr().err
+        # Half a client identity is refused before gRPC could abort the process over it.
+        for half in (mine[:2], mine[2:]):
+            with pytest.raises(SystemExit, match="mTLS takes the two together"):
+                main(["get", *common, *half, "k"])
 
 
 def test_half_configured_tls_is_a_config_error(pki: Pki, tmp_path: Path) -> None:
