@@ -247,6 +247,7 @@ def test_every_setting_has_a_serve_flag_unless_it_is_marked_env_only() -> None:
         "sweep_batch",
         "health_interval_seconds",
         "worker_stall_seconds",
+        "max_workers",
     }
     assert all(s.meaning and s.default for s in settings)
 

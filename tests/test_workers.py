@@ -180,15 +180,24 @@ async def test_a_port_taken_by_another_servers_workers_is_refused_before_anythin
     assert "worker" not in done.stderr  # refused by the supervisor, before any worker
 
 
-def test_far_more_workers_than_cpus_is_warned_about() -> None:
+def test_far_more_workers_than_cpus_is_warned_about_and_more_than_the_limit_refused() -> None:
     many = 2 * cpu_limit() + 1
+    env = {**os.environ, "SHAREDCTX_MAX_WORKERS": str(many)}
     done = subprocess.run(
         [sys.executable, "-m", "sharedctx.cli", "serve", "--workers", str(many),
          "--listen", "0.0.0.0:1"],  # refused right after: no auth on a network address
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=60, env=env,
     )  # fmt: skip
     assert done.returncode == 2
     assert f"warning: {many} workers for {cpu_limit()} CPUs" in done.stderr
+    # Past SHAREDCTX_MAX_WORKERS nothing starts: 999 servers would take the machine's memory.
+    done = subprocess.run(
+        [sys.executable, "-m", "sharedctx.cli", "serve", "--workers", "999"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--workers 999 is over the limit of 32 (SHAREDCTX_MAX_WORKERS)" in done.stderr
+    assert "listening" not in done.stdout
 
 
 async def test_a_stopped_worker_is_killed_and_started_again(

@@ -80,6 +80,17 @@ def _serve(args: argparse.Namespace) -> int:
     configure_logging(settings.log_format, settings.log_level)
     count = worker_count(settings.workers)
     cpus = cpu_limit()
+    if count > settings.max_workers:
+        if settings.workers.strip().lower() != "auto":
+            print(
+                f"sharedctx serve: error: --workers {count} is over the limit of "
+                f"{settings.max_workers} (SHAREDCTX_MAX_WORKERS): each worker is a whole server "
+                f"with its own model (about 265 MB) and a core, and this process may use {cpus} "
+                "CPUs (--workers auto sizes it)",
+                file=sys.stderr,
+            )
+            return 2
+        count = settings.max_workers  # auto on a machine with more CPUs than that
     if count > 2 * cpus:
         # Each worker holds its own model and caches (about 265 MB) and wants a core.
         print(

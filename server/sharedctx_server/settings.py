@@ -274,6 +274,14 @@ class Settings:
         "auto = the CPUs this process may use, cgroup limits included",
         rule=Rule(_workers, "a positive integer or auto"),
     )
+    max_workers: int = _setting(
+        32,
+        "server",
+        "the most workers --workers may start (auto included): each is a whole server, with "
+        "its own model (about 265 MB) and a core",
+        rule=POSITIVE,
+        env_only=True,
+    )
     worker_stall_seconds: float = _setting(
         30.0,
         "server",
