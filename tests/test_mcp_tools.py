@@ -46,7 +46,15 @@ async def test_a_pinned_namespace_is_not_asked_for(tools: Tools) -> None:
         await client.call_tool("put", {"key": "k", "content": "pinned hello"})
         fit = await client.call_tool("fit", {"query": "hello", "budget_tokens": 100})
         assert _text(fit).startswith("Fit of team-b/pinned: 1 of 1 entries")
+        # Another namespace is refused, not written to the pinned one; so is any argument
+        # the schema does not name.
+        for extra in ({"namespace": "team-b/other"}, {"knid": "note"}):
+            refused = await client.call_tool("put", {"key": "k2", "content": "x", **extra})
+            assert refused.is_error and "Extra inputs are not permitted" in _text(refused)
+            assert next(iter(extra)) in _text(refused)
+        assert all(t.input_schema.get("additionalProperties") is False for t in listed.values())
     assert (await tools.client().get("team-b/pinned", "k")).content == "pinned hello"
+    assert [key async for key in tools.client().keys("team-b/pinned")] == ["k"]
 
 
 async def test_schemas_describe_every_argument(tools: Tools) -> None:
@@ -169,8 +177,10 @@ async def test_small_budgets_give_the_best_entry_and_say_when_nothing_fits(tools
             "fit", {"namespace": ns, "query": "build", "budget_tokens": 40}
         )
         assert "None fits the 1 token left for texts once headings are reserved" in _text(tiny)
-        huge = await client.call_tool(
-            "fit", {"namespace": ns, "query": "build", "budget_tokens": 2_000_000}
-        )
-        assert huge.is_error
-        assert "2000000 less headings" in _text(huge)
+        for budget in (2_000_000, 10**12):  # past the limit, however far
+            huge = await client.call_tool(
+                "fit", {"namespace": ns, "query": "build", "budget_tokens": budget}
+            )
+            assert huge.is_error
+            assert "exceeds the server's limit" in _text(huge)
+            assert f"{budget} less headings" in _text(huge)

@@ -41,7 +41,9 @@ def reserve(budget_tokens: int) -> Reserved:
     """The budget to ask Fit for the entries' texts, the most entries to ask for, so that the
     text with its headings stays within `budget_tokens`, and how many of those slots the
     newest entries may take first (at most half: with one slot, the best entry gets it)."""
-    most = max(1, budget_tokens // (3 * HEADING_TOKENS))
+    # (Within the request's 32-bit field, whatever the budget: a budget past the server's
+    # limit is then refused for what it is.)
+    most = min(max(1, budget_tokens // (3 * HEADING_TOKENS)), 2**31 - 1)
     texts = max(1, budget_tokens - SUMMARY_TOKENS - most * HEADING_TOKENS)
     return Reserved(texts, most, min(KEEP_RECENT, most // 2))
 

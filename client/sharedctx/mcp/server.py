@@ -15,6 +15,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
+from pydantic import ConfigDict
 
 from ..client import AsyncClient
 from .tools import Tools, pinned
@@ -112,7 +113,24 @@ def build(
         if namespace:
             method = pinned(method, namespace)
         server.add_tool(method, name=name, description=description, annotations=HINTS[name])
+        _refuse_unknown_arguments(server, name)
     return server
+
+
+def _refuse_unknown_arguments(server: MCPServer, name: str) -> None:
+    """Make the tool refuse arguments its schema does not name (the SDK ignores them): a
+    `namespace` passed to a server pinned to another one wrote there, silently, and a
+    misspelt `kind` was dropped. The schema then says `additionalProperties: false` too."""
+    tool = server._tool_manager.get_tool(name)  # the SDK has no public way to reach it
+    assert tool is not None
+    loose = tool.fn_metadata.arg_model
+
+    class Strict(loose):  # type: ignore[valid-type,misc]
+        model_config = ConfigDict(**{**loose.model_config, "extra": "forbid"})
+
+    Strict.__name__ = loose.__name__
+    tool.fn_metadata.arg_model = Strict
+    tool.parameters = Strict.model_json_schema(by_alias=True)
 
 
 async def _serve_then_close(tools: Tools, serve: Callable[[], Any]) -> None:

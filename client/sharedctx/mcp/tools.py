@@ -153,6 +153,7 @@ class Tools:
             int,
             Field(
                 ge=1,
+                le=2**63 - 1,
                 description="most tokens the returned context may take, headings included",
             ),
         ],
