@@ -47,6 +47,19 @@ _CONNECT_REASON = re.compile(
 _TLS_MISMATCH = re.compile(
     r"Socket closed|WRONG_VERSION_NUMBER|handshake|SSL|certificate", re.IGNORECASE
 )
+# A TLS handshake that failed, and why: the server speaks no TLS, or its certificate is not
+# signed by a CA this client trusts.
+_HANDSHAKE = re.compile(r"handshake failed|WRONG_VERSION_NUMBER|CERTIFICATE_VERIFY_FAILED", re.I)
+_HANDSHAKE_CAUSES = (
+    (
+        "WRONG_VERSION_NUMBER",
+        "it does not speak TLS: drop --tls / --tls-ca, or start it with --tls-cert",
+    ),
+    (
+        "CERTIFICATE_VERIFY_FAILED",
+        "its certificate is not signed by a CA this client trusts: pass that CA with --tls-ca",
+    ),
+)
 _MAX_MESSAGE = 64 * 1024 * 1024
 
 
@@ -208,6 +221,18 @@ class _Calls:
         """The typed error for a failed call; one that never reached a server says which
         address was tried and what to check."""
         error = from_rpc_error(exc)
+        if isinstance(error, UnavailableError) and _HANDSHAKE.search(error.message):
+            cause = next(
+                (why for cue, why in _HANDSHAKE_CAUSES if cue in error.message),
+                "check that both ends agree: --tls / --tls-ca for a server with --tls-cert, "
+                "and --tls-client-cert / --tls-client-key for one that asks for client "
+                "certificates",
+            )
+            return UnavailableError(
+                f"the TLS handshake with the sharedctx server at {self.target} failed: "
+                f"{cause} (gRPC said: {error.message})",
+                error.code,
+            )
         if isinstance(error, UnavailableError) and _CONNECT_FAILURE.search(error.message):
             reason = _CONNECT_REASON.search(error.message)
             tls = (

@@ -50,8 +50,18 @@ async def test_tls_client_connects_and_plaintext_or_untrusting_clients_fail(
         assert "--tls / --tls-ca for a server with --tls-cert" in info.value.message
         # A client that does not trust the server's CA refuses the handshake.
         async with tls_client(running.port, pki.rogue_ca) as wary:
-            with pytest.raises(UnavailableError):
+            with pytest.raises(UnavailableError) as info:
                 await wary.get(NS, "k")
+        assert info.value.message.startswith(
+            f"the TLS handshake with the sharedctx server at 127.0.0.1:{running.port} failed: "
+            "its certificate is not signed by a CA this client trusts: pass that CA with --tls-ca"
+        )
+    # A TLS client at a plaintext port.
+    async with serving(settings, token_counter) as (running, _):
+        async with tls_client(running.port, pki.ca) as client:
+            with pytest.raises(UnavailableError) as info:
+                await client.get(NS, "k")
+        assert "failed: it does not speak TLS: drop --tls / --tls-ca" in info.value.message
 
 
 async def test_mtls_requires_a_client_certificate_of_the_configured_ca(
