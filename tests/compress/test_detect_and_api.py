@@ -177,6 +177,12 @@ def test_content_carrying_a_marker_is_a_compressed_form(token_counter: TokenCoun
     text = LOG + "\n[... 12 lines omitted]\n" + LOG
     assert has_marker(text)
     assert compress(text, count_tokens=token_counter.count).compressor == "none"
+    # Quoted in a sentence, or in a diff of one, a JSON marker is not one: a 1.6 MB `git
+    # diff` that added such a line to a README was stored uncompressed.
+    member = '"_omitted": "… 12 of 40 keys omitted; Get with full=true for all"'
+    assert not has_marker(f"+- in an object, one member `{member}`\n")
+    assert has_marker(f'{{\n  "name": "x",\n  {member}\n}}\n')
+    assert has_marker(f'{{"name": "x", {member}}}')
 
 
 def test_describe() -> None:

@@ -33,13 +33,14 @@ _FULL_FORM_HINT = "Get with full=true for all"
 # report, outline), the end of a listing's folder line, between the `\n` escapes of a JSON
 # string, a JSON string element (after `[`, `,`, `:` or alone on its line), and the header
 # line that opens a structural form. A marker quoted inside a sentence (a README describing
-# the format) is not one: such a text is not a compressed form.
+# the format, or a diff of one: a JSON marker is one only where JSON goes on after it) is not
+# one: such a text is not a compressed form.
 _MARKER = re.compile(
     r"^[ \t]*\[\.\.\. \d+ (?:similar lines?|lines? omitted|frames? omitted)\]$"
     r"|(?:^|\\n|\")\[\.\.\. \d+ lines? omitted\](?:$|\\n|\")"
     r"|\[\.\.\. \d+ chars omitted\](?:\\n|\")"
     r"|(?:^[ \t]*|[\[,:] ?)\"… \d+ of \d+ (?:items|keys) omitted(?: \([^\n]*?\))?"
-    r"; Get with full=true for all\""
+    r"; Get with full=true for all\"(?=[ \t]*(?:[,\]}]|$))"
     r"|(?:^[ \t]*| )\[\.\.\. [\d,]+ [a-z][\w -]{0,40} omitted(?:: [^\]\n]{0,2000})?\]$",
     re.MULTILINE,
 )
