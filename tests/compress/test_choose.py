@@ -60,6 +60,28 @@ def test_a_structural_compressor_that_understands_it_all_runs_alone(
     assert "listing understood 100%" in log.reason
 
 
+def test_a_structure_read_whole_is_not_outlined_as_another_that_reads_a_part(
+    token_counter: TokenCounter,
+) -> None:
+    # `diff -ru` of Python files: every line is the diff's, most also read as Python code.
+    def changed(name: str) -> str:
+        hunks = "".join(
+            f"@@ -{10 * i},7 +{10 * i},7 @@\n     from email.parser import Parser\n"
+            f"-    return Parser(*args).parsestr(s{i})\n+    return  Parser(*args).parsestr(s{i})\n"
+            f" \n def message_from_{i}(s, *args, **kws):\n"
+            for i in range(12)
+        )
+        header = f"diff -ru a/{name} b/{name}\n--- a/{name}\t2026-12-01\n+++ b/{name}\t2026-12-05\n"
+        return header + hunks
+
+    text = "Only in b: NEWS.txt\n" + "".join(changed(f"pkg/m{i}.py") for i in range(6))
+    choice = explain(text, count_tokens=token_counter.count)
+    assert choice.result.compressor == "diff"
+    source = next(t for t in choice.trials if t.name == "source")
+    assert source.outcome == "not run" and source.reason.startswith("diff read 100% of the lines")
+    assert all(f"pkg/m{i}.py" in choice.result.text for i in range(6))
+
+
 def test_the_generic_compressor_runs_when_the_structural_one_saves_nothing(
     token_counter: TokenCounter,
 ) -> None:

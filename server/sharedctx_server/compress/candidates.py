@@ -54,6 +54,9 @@ _LINE_STRUCTURES = frozenset({"listing", "table", "diff", "blame", "tests", "sou
 # their tracebacks for 44%). The stack trace compressor may: it trims only the middle frames
 # of long traces (cargo's backtraces through the standard library).
 _KEPT_WHOLE = {"tests": "a test report's failures stay whole (its sizer would cut them)"}
+# A line structure that reads this much less of the lines than one that reads at least
+# generic_skip_share of them does not compete with it.
+_PARTIAL_READ = 0.1
 # People's own words: markup there is what they wrote, not boilerplate around it.
 _SPOKEN_KINDS = frozenset({"message", "note"})
 
@@ -142,6 +145,14 @@ def candidates(source: Source, generic: bool = True) -> tuple[list[Plan], list[S
         (p for p in plans if p.name in _LINE_STRUCTURES), key=lambda p: p.share, default=None
     )
     if best is not None and best.share >= config.generic_skip_share:
+        # Content one structure reads (nearly) whole is that structure: another that reads
+        # far less of it reads a part as something else (a diff's changed code as source,
+        # which outlined a `diff -ru` into 4 of its 20 file headers).
+        for plan in [p for p in plans if p.name in _LINE_STRUCTURES]:
+            if plan.share < best.share - _PARTIAL_READ:
+                plans.remove(plan)
+                why = f"{best.name} read {best.share:.0%} of the lines, this {plan.share:.0%}"
+                skipped.append(Skipped(plan.name, plan.share, why))
         # Named "log" without running detect (which would normalise every line for nothing):
         # content this structured is line-oriented output.
         why = f"the generic line compressor: {best.name} understood {best.share:.0%} of the lines"
