@@ -321,6 +321,31 @@ def test_a_runs_summary_is_kept_wherever_it_is(token_counter: TokenCounter) -> N
     assert sum(1 for line in out if "wrote" in line) < 20
 
 
+def test_what_curl_sent_and_what_came_back_is_kept(token_counter: TokenCounter) -> None:
+    # `curl -v`: the request and status lines among headers and bodies that look alike.
+    def exchange(path: str, status: str, body: list[str]) -> list[str]:
+        return [
+            "*   Trying 127.0.0.1:8765...",
+            "* Connected to 127.0.0.1 (127.0.0.1) port 8765 (#0)",
+            f"> GET {path} HTTP/1.1", "> Host: 127.0.0.1:8765", "> User-Agent: curl/7.88.1",
+            "> Accept: */*", ">", "* HTTP 1.0, assume close after body",
+            f"< HTTP/1.0 {status}", "< Server: SimpleHTTP/0.6 Python/3.11.7",
+            "< Date: Sat, 05 Dec 2026 16:20:33 GMT", "< Content-type: text/html; charset=utf-8",
+            "<", "{ [1870 bytes data]", *body, "* Closing connection 0",
+        ]  # fmt: skip
+
+    listing = [f'<li><a href="pkg_{i}/">pkg_{i}/</a></li>' for i in range(200)]
+    page = ["<html>", "  <head>", "    <title>Error response</title>", "  </head>", "  <body>",
+            "    <h1>Error response</h1>", "    <p>Message: File not found.</p>", "  </body>",
+            "</html>"]  # fmt: skip
+    lines = [*exchange("/", "200 OK", listing), *exchange("/missing.json", "404 Not found", page)]
+    out = compress("\n".join(lines), count_tokens=token_counter.count, kind="tool_output")
+    kept = out.text.split("\n")
+    assert out.compressor == "log" and len(kept) < 40
+    exchanged = [line for line in lines if line.startswith(("> GET", "< HTTP"))]
+    assert len(exchanged) == 4 and all(line in kept for line in exchanged)
+
+
 def test_what_a_plan_destroys_or_replaces_is_kept_as_a_warning(
     token_counter: TokenCounter,
 ) -> None:

@@ -105,6 +105,13 @@ def _is_summary(line: str) -> bool:
     return found is not None and _OUTCOME_COUNT.search(line, found.end()) is not None
 
 
+# What `curl -v` sent and what came back (`> GET /x HTTP/1.1`, `< HTTP/1.1 404 Not Found`): the
+# lines a reader of it looks for, among headers that look alike; a 404 is no error line.
+_EXCHANGE = re.compile(
+    r"^[<>] (?:HTTP/\d(?:\.\d)? \d{3}\b|(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \S+ HTTP/)"
+)
+
+
 # How far after an error line such an explanation is kept: a diagnostic's quoted source and
 # a failed test's values follow it closely; warnings' carets are left to the sizer.
 _EXPLAINS_REACH = 16
@@ -120,12 +127,12 @@ def _run_end(
     `run_period` that no earlier line of it resembles (one for a plain run, two for A B A B)."""
     first = records[i]
     templates = [i]
-    if first.frame or first.marker:
+    if first.frame or first.marker or _EXCHANGE.match(first.line):
         return i + 1, templates
     j = i + 1
     while j < len(records):
         rec = records[j]
-        if rec.frame or rec.marker:
+        if rec.frame or rec.marker or _EXCHANGE.match(rec.line):
             break
         near = [
             t for t in templates if (prints[t] ^ prints[j]).bit_count() <= config.similar_distance
@@ -190,7 +197,13 @@ def _collapse_runs(
         if first.error:
             last_error = i
         explains = i - last_error <= _EXPLAINS_REACH and _EXPLAINS.match(first.line) is not None
-        pinned = first.frame or i in failing or explains or _is_summary(first.line)
+        pinned = (
+            first.frame
+            or i in failing
+            or explains
+            or _is_summary(first.line)
+            or _EXCHANGE.match(first.line) is not None
+        )
         units.append(_Unit((first.line,), first.span, i, kept_with_context, pinned=pinned))
         i += 1
     return units
