@@ -465,6 +465,23 @@ def test_a_hit_keeps_its_context_however_many_weaker_hits_there_are() -> None:
     assert 30 in covered and len(covered) == 2 and ({29, 31} & set(covered))
 
 
+def test_an_error_hit_brings_the_segment_before_it_or_comes_alone_when_both_do_not_fit() -> None:
+    # Twenty one-line segments of 10 tokens; the hit at 10 carries an error.
+    errors = np.zeros(20)
+    errors[10] = 0.9
+    segs = Segments(np.ones(20, dtype=np.int64), np.full(20, 10, dtype=np.int64), errors)
+    relevance = np.zeros(20)
+    relevance[10] = 1.0
+    pair, single = Excerpt(segs, marker_tokens), Excerpt(segs, marker_tokens)
+    pair.add([9, 10])
+    single.add([10])
+    view = SegmentView(0, segs, relevance)
+    for budget, shown in ((pair.tokens, [9, 10]), (pair.tokens - 1, [10])):
+        sel = fill([0.9], [200], [view], segs=segs, budget_tokens=budget, keep_recent=0)
+        assert sorted(sel.excerpts[0].covered) == shown
+    assert single.tokens < pair.tokens
+
+
 def test_a_hit_brings_its_head_before_its_neighbours_when_the_budget_allows() -> None:
     # Forty one-line segments of 10 tokens, each headed by segment 0 (a table's header row):
     # the hit at 20 shows the header first, then its neighbours, as the budget grows.

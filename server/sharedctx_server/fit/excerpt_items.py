@@ -10,7 +10,8 @@ each side, CONTEXT_SHARE of the one before), so a tight budget takes the matchin
 first and their surroundings after; its head (Segments.heads: a table's header, the commit or
 folder it belongs to) is worth HEAD_SHARE of it, and a hit that is a head brings the first
 BLOCK_MEMBERS segments it heads like neighbours. A hit that carries an error takes the segment
-before it along (a traceback is already part of its record's segment). Against whole entries,
+before it along (a traceback is already part of its record's segment), or comes alone, worth
+ALONE_SHARE of it, where the two do not fit. Against whole entries,
 items rank by their score to the power ITEM_EXPONENT.
 """
 
@@ -25,6 +26,7 @@ from sharedctx_server.fit.segment_index import SegmentTable
 from sharedctx_server.fit.segment_relevance import MarkerTokens, Relevance
 
 __all__ = [
+    "ALONE_SHARE",
     "BLOCK_MEMBERS",
     "CONTEXT_RINGS",
     "CONTEXT_SHARE",
@@ -50,6 +52,9 @@ ENTRY_EXPONENT = 0.25
 # `apt-cache show` entry the query names, the body of the failing test's block); linear, it
 # ranked below them, and the budget went to them.
 ITEM_EXPONENT = 0.5
+# What a hit that carries an error is worth without the segment before it, which it brings
+# along when both fit.
+ALONE_SHARE = 0.9
 # What a hit's neighbouring segment is worth, as a share of the hit's score.
 CONTEXT_SHARE = 0.7
 # How far context reaches on each side of a hit, in segments: a PostgreSQL error's statement
@@ -130,14 +135,24 @@ def hit_items(
     with_before = (table.errors[hits] > 0) & (local > 0)
     before_tokens = np.where(with_before, table.tokens[np.maximum(hits - 1, 0)], 0)
     of_hit, at, share = _context(table, hits)
-    row = np.concatenate([slot, slot[of_hit]])
-    first = np.concatenate([local, table.local[at]])
-    second = np.concatenate([np.where(with_before, local - 1, -1), np.full(of_hit.size, -1)])
-    anchor = np.concatenate([np.full(hits.size, -1), local[of_hit]])
+    # Such a hit also comes alone, worth ALONE_SHARE of it, for when the two do not fit: a
+    # 187-token line in a 300-token Fit was left out for the 145 tokens before it. (Once
+    # the two are in, the hit alone adds nothing.)
+    alone = np.flatnonzero(with_before)
+    row = np.concatenate([slot, slot[of_hit], slot[alone]])
+    first = np.concatenate([local, table.local[at], local[alone]])
+    second = np.concatenate(
+        [np.where(with_before, local - 1, -1), np.full(of_hit.size + alone.size, -1)]
+    )
+    anchor = np.concatenate([np.full(hits.size, -1), local[of_hit], np.full(alone.size, -1)])
     # Ranked against whole entries by a root of their score (ITEM_EXPONENT), which keeps
     # their order among themselves.
-    scores = np.power(np.concatenate([score, share * score[of_hit]]), ITEM_EXPONENT)
-    cost = np.concatenate([table.tokens[hits] + before_tokens, table.tokens[at]]).astype(np.int64)
+    scores = np.power(
+        np.concatenate([score, share * score[of_hit], ALONE_SHARE * score[alone]]), ITEM_EXPONENT
+    )
+    cost = np.concatenate(
+        [table.tokens[hits] + before_tokens, table.tokens[at], table.tokens[hits[alone]]]
+    ).astype(np.int64)
     lower = np.maximum(cost - marker_tokens(10**9), 1)
     # The best hits (ties: row, then segment) until their costs cover a few budgets, the
     # first of them with their context: a hit's neighbours rank below many weaker hits, but
@@ -148,9 +163,10 @@ def hit_items(
     wanted = np.zeros(hits.size, dtype=np.int8)  # 2: the hit and its context, 1: the hit
     wanted[ranked[: int(np.searchsorted(reach, _ITEM_BUDGETS * budget)) + 1]] = 1
     wanted[ranked[: int(np.searchsorted(reach, _CONTEXT_BUDGETS * budget)) + 1]] = 2
-    source = np.concatenate([np.arange(hits.size), of_hit])
+    source = np.concatenate([np.arange(hits.size), of_hit, alone])
     need = np.full(source.size, 2, dtype=np.int8)  # context needs its hit to bring it
     need[: hits.size] = 1
+    need[hits.size + of_hit.size :] = 1
     order = np.lexsort((first, row, -scores))
     keep = order[wanted[source[order]] >= need[order]]
     return ExcerptItems(
