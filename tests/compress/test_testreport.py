@@ -152,6 +152,19 @@ def test_pytest_default_output_counts_every_line_of_dots(token_counter: TokenCou
     assert all(line.rstrip() in out for line in FAILING_BLOCK if line)
 
 
+def test_pytest_q_without_a_session_header_is_a_test_report(token_counter: TokenCounter) -> None:
+    # `pytest -q`: lines of dots (failures among them) and an undecorated summary.
+    dots = ["." * 72 + " [ 50%]"] * 30 + ["." * 30 + "F" + "." * 9 + "E" + " [100%]"]
+    summary = "1 failed, 2199 passed, 1 error in 4.18s"
+    text = "\n".join([*dots, "=" * 30 + " FAILURES " + "=" * 30, *FAILING_BLOCK, summary])
+    result = compress(text, count_tokens=token_counter.count)
+    assert result.compressor == "tests"
+    out = result.text.split("\n")
+    assert "2,199 passing tests counted" in out[0]  # the dots only: F and E are failures
+    assert summary in out
+    assert all(line.rstrip() in out for line in FAILING_BLOCK if line)
+
+
 def test_a_short_pytest_report_keeps_its_failures_whole(token_counter: TokenCounter) -> None:
     # Too few passes to fold: the tests form saves nothing, and the log compressor, whose
     # sizer would drop lines of the failure, does not run after all.

@@ -28,7 +28,9 @@ _PASSES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?P<key>\S*?)(?:::\S+)+ (?:PASSED|SKIPPED|XFAIL|XPASS)\b.*$"), "key"),
     (re.compile(r"^(?P<key>\S+\.py) [.sxX]+ *(?:\[ *\d+%\])?$"), "key"),
     # pytest wraps a file's progress onto lines of their own: they belong to the file above.
-    (re.compile(r"^(?P<key>)[.sxX]+ +\[ *\d+%\]$"), "key"),
+    # `pytest -q` prints only such lines, failures (F, E) among the dots: the dots are
+    # passes, the failures are in the report's FAILURES and ERRORS sections.
+    (re.compile(r"^(?P<key>)[.sxXFE]+ +\[ *\d+%\]$"), "key"),
     (
         re.compile(
             r"^\w+ \((?P<key>[\w.]+?)(?:\.\w+)?\)(?: \S.*)? \.\.\. "
@@ -44,7 +46,7 @@ _PASSES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?P<key>)[.i]+(?: \d+/\d+)?$"), "key"),  # cargo test -q progress
 )
 # Lines that belong to the passing test before (TAP's YAML block) or after (its header).
-_PROGRESS = re.compile(r"^(?:\S+\.py )?([.sxX]+) *(?:\[ *\d+%\])?$|^([.i]+)(?: \d+/\d+)?$")
+_PROGRESS = re.compile(r"^(?:\S+\.py )?([.sxXFE]+) *(?:\[ *\d+%\])?$|^([.i]+)(?: \d+/\d+)?$")
 # A pytest progress line of a file, failures and errors included: the file later lines of
 # dots belong to.
 _PYTEST_FILE = re.compile(r"^(\S+\.py) [.sxXFE]+ *\[ *\d+%\]$")
@@ -56,6 +58,9 @@ _RUNNER = re.compile(
     r"|^running \d+ tests?$|^test result: |^Tests?:\s+\d|^Test Suites:|^ℹ (?:tests|pass|fail) \d"
     r"|^# (?:tests|pass|fail) \d|^=+ .*\b(?:passed|failed|errors?|no tests ran)\b.* in [\d.]+m?s"
     r"|^(?:ok|FAIL)\s+\S+\s+[\d.]+s$|^ *\d+ (?:passing|failing)\b|^1\.\.\d+$"
+    # pytest -q's summary, undecorated: `1 failed, 2499 passed, 5 warnings in 4.18s`.
+    r"|^\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)"
+    r"(?:, \d+ \w+)* in [\d.]+m?s(?: \([\d:]+\))?$"
 )
 _SKIPPED = re.compile(r"\bSKIP(?:PED)?\b|\bskipped\b|\bignored$|^\S+\.py [.sxX]*[sxX]")
 # Tests expected to fail (pytest's XFAIL/XPASS, unittest's `expected failure`): counted with
@@ -77,7 +82,8 @@ class _Read:
 def _count_in(line: str) -> int:
     """Tests a pass line stands for: one, or each dot of a progress line."""
     m = _PROGRESS.match(line)
-    return len(m.group(1) or m.group(2)) if m else 1
+    marks = (m.group(1) or m.group(2)) if m else ""
+    return sum(1 for mark in marks if mark not in "FE") if m else 1
 
 
 def _attach(lines: list[str], passes: dict[int, str]) -> None:
