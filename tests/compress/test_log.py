@@ -15,7 +15,7 @@ from sharedctx_server.compress import (
 from sharedctx_server.compress.masking import line_keys
 from sharedctx_server.tokens import TokenCounter
 
-from ..support.tool_outputs import PYTEST_FAILURES, RUSTC_E0308
+from ..support.tool_outputs import CARGO_BUILD_ERRORS, PYTEST_FAILURES, RUSTC_E0308
 from .strategies import letters_name
 
 COUNTED = re.compile(r"^\[\.\.\. (\d+) (?:similar lines?|lines? omitted)\]$")
@@ -313,6 +313,16 @@ def test_what_explains_an_error_is_kept_after_it(token_counter: TokenCounter) ->
         assert out != text
         kept = [" ".join(line.split()) for line in out.split("\n")]
         assert " ".join(block[-1].split()) in kept
+    # The source line the carets point into and the fix the compiler suggests, too.
+    text = "\n".join(CARGO_BUILD_ERRORS)
+    kept = compress(text, count_tokens=token_counter.count, kind="tool_output").text.split("\n")
+    assert len(kept) < len(CARGO_BUILD_ERRORS)
+    for line in (
+        "4 |     v.iter().sum()",
+        "help: try using a conversion method",
+        '8 |     m.insert("a".to_string(), 1);',
+    ):
+        assert line in kept, line
 
 
 def test_a_runs_summary_is_kept_wherever_it_is(token_counter: TokenCounter) -> None:

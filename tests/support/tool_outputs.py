@@ -196,3 +196,58 @@ RUSTC_E0308 = (
     "  |        ++++++++++++++++++++",
     "",
 )
+
+
+# `cargo build` of a two-error program (rustc 1.8x): the quoted source lines and the `help:`
+# fix say nothing like "error".
+CARGO_BUILD_ERRORS = (
+    "   Compiling calc v0.1.0 (/src/calc)",
+    "error[E0277]: a value of type `i64` cannot be made by summing an iterator over elements of type `&u64`",  # noqa: E501 (as cargo prints it)
+    " --> src/main.rs:4:14",
+    "  |",
+    "4 |     v.iter().sum()",
+    "  |              ^^^ value of type `i64` cannot be made by summing a `std::iter::Iterator<Item=&u64>`",  # noqa: E501 (as cargo prints it)
+    "  |",
+    "  = help: the trait `Sum<&u64>` is not implemented for `i64`",
+    "help: the following other types implement trait `Sum<A>`",
+    " --> /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/iter/traits/accum.rs:48:8",  # noqa: E501 (as cargo prints it)
+    "  |",
+    "  = note: `i64` implements `Sum`",
+    " ::: /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/iter/traits/accum.rs:70:8",  # noqa: E501 (as cargo prints it)
+    "  |",
+    "  = note: `i64` implements `Sum<&i64>`",
+    " ::: /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/iter/traits/accum.rs:204:0",  # noqa: E501 (as cargo prints it)
+    "  |",
+    "  = note: in this macro invocation",
+    "note: the method call chain might not have had the expected associated types",
+    " --> src/main.rs:4:7",
+    "  |",
+    "4 |     v.iter().sum()",
+    "  |     - ^^^^^^ `Iterator::Item` is `&u64` here",
+    "  |     |",
+    "  |     this expression has type `&Vec<u64>`",
+    "note: required by a bound in `std::iter::Iterator::sum`",
+    " --> /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/iter/traits/iterator.rs:3653:4",  # noqa: E501 (as cargo prints it)
+    "  = note: this error originates in the macro `integer_sum_product` (in Nightly builds, run with -Z macro-backtrace for more info)",  # noqa: E501 (as cargo prints it)
+    "",
+    "error[E0308]: mismatched types",
+    " --> src/main.rs:8:14",
+    "  |",
+    '8 |     m.insert("a", 1);',
+    "  |       ------ ^^^ expected `String`, found `&str`",
+    "  |       |",
+    "  |       arguments to this method are incorrect",
+    "  |",
+    "note: method defined here",
+    " --> /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/collections/hash/map.rs:1295:11",  # noqa: E501 (as cargo prints it)
+    "help: try using a conversion method",
+    "  |",
+    '8 |     m.insert("a".to_string(), 1);',
+    "  |                 ++++++++++++",
+    "",
+    "Some errors have detailed explanations: E0277, E0308.",
+    "For more information about an error, try `rustc --explain E0277`.",
+    'error: could not compile `calc` (bin "calc") due to 2 previous errors',
+    "",
+    "[exit status 101]",
+)

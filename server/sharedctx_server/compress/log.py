@@ -88,7 +88,8 @@ def _records(pieces: list[Piece], errors: list[bool]) -> list[_Record]:
 
 # What explains an error without saying "error": a test's expected and actual values (after a
 # CI runner's timestamp, if any), and a compiler's or linter's labelled carets under the source
-# it quotes (`  |     ^^^ expected `i64`, found `u64``); bare carets say nothing by themselves.
+# it quotes (`  |     ^^^ expected `i64`, found `u64``; bare carets say nothing by themselves),
+# the quoted source line itself, and its suggested fix.
 # A count of outcomes, `15 to add`, `3 failed`, `changed=2`: a line with two or more of them is
 # a run's summary (terraform's `Plan: 15 to add, 10 to change, 2 to destroy.`, a test run's
 # `3 failed, 7 passed`, ansible's recap), which a reader looks for first, wherever it is.
@@ -116,7 +117,10 @@ _EXCHANGE = re.compile(
 # a failed test's values follow it closely; warnings' carets are left to the sizer.
 _EXPLAINS_REACH = 16
 _EXPLAINS = re.compile(
-    rf"^(?:{RUNNER_STAMP})?\s*(?:{ASSERTED_VALUE}\s*\S|(?:\d+\s*)?\|[\s|]*[\^~-]+\s+\S)"
+    rf"^(?:{RUNNER_STAMP})?\s*(?:{ASSERTED_VALUE}\s*\S|(?:\d+\s*)?\|[\s|]*[\^~-]+\s+\S"
+    # ... the numbered source line the carets point into (`4 |     v.iter().sum()`), and the
+    # compiler's suggested fix (`help: try using a conversion method`, `= help: ...`).
+    r"|\d+\s*\|\s*\S|(?:= )?help: )"
 )
 
 
