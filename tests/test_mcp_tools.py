@@ -103,6 +103,10 @@ async def test_keys_delete_stats_and_fit_options(tools: Tools) -> None:
         empty = await client.call_tool("fit", {"namespace": "team-b/empty", "query": "x",
                                                "budget_tokens": 10})  # fmt: skip
         assert "0 of 0 entries" in _text(empty) and not empty.is_error
+        assert _text(empty).endswith("Nothing is stored here.")
+        none = await client.call_tool("fit", {"namespace": ns, "query": "x", "budget_tokens": 10,
+                                              "filters": {"include_kinds": ["log"]}})  # fmt: skip
+        assert _text(none).endswith("No stored entry passes the filters.")
 
 
 async def test_an_unreachable_sharedctx_is_a_tool_error() -> None:
@@ -113,6 +117,10 @@ async def test_an_unreachable_sharedctx_is_a_tool_error() -> None:
         assert result.is_error and "UNAVAILABLE" in _text(result)
         again = await client.call_tool("keys", {"namespace": "team-b/x"})
         assert again.is_error
+        fit = await client.call_tool("fit", {"namespace": "team-b/x", "query": "q",
+                                             "budget_tokens": 300})  # fmt: skip
+        assert fit.is_error and "UNAVAILABLE" in _text(fit)
+        assert "asked for" not in _text(fit)  # the budget note is for budget errors only
     await tools.close()
 
 

@@ -58,18 +58,30 @@ def heading(entry: FitEntry) -> str:
     return "--- " + " | ".join(parts)
 
 
-def fit_text(namespace: str, result: FitResult, budget_tokens: int, texts_budget: int) -> str:
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def fit_text(
+    namespace: str,
+    result: FitResult,
+    budget_tokens: int,
+    texts_budget: int,
+) -> str:
     """The selected entries' texts in the returned (chronological) order, each under its
     heading, after one summary line; `texts_budget` is what was left for the texts."""
     summary = (
         f"Fit of {namespace}: {len(result.entries)} of {result.candidates} entries, "
-        f"{result.total_tokens} tokens of text in a budget of {budget_tokens}, oldest first."
+        f"{_count(result.total_tokens, 'token')} of text in a budget of {budget_tokens}, "
+        "oldest first."
     )
     if not result.entries and not result.candidates:
-        return summary + " Nothing stored matches the filters."
+        return f"{summary} Nothing is stored here."
+    if not result.entries and result.left_out_by_reason.get("filtered") == result.candidates:
+        return f"{summary} No stored entry passes the filters."
     if not result.entries:
         return (
-            f"{summary} None fits the {texts_budget} token{'s' if texts_budget != 1 else ''} "
+            f"{summary} None fits the {_count(texts_budget, 'token')} "
             "left for texts once headings are reserved: ask with a larger budget_tokens."
         )
     blocks = [summary]

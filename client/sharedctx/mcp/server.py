@@ -14,6 +14,7 @@ import anyio
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from mcp.types import ToolAnnotations
 from pydantic import ConfigDict
 
@@ -119,18 +120,19 @@ def build(
 
 def _refuse_unknown_arguments(server: MCPServer, name: str) -> None:
     """Make the tool refuse arguments its schema does not name (the SDK ignores them): a
-    `namespace` passed to a server pinned to another one wrote there, silently, and a
-    misspelt `kind` was dropped. The schema then says `additionalProperties: false` too."""
+    `namespace` sent to a server pinned to another was dropped and the entry written to the
+    pinned one, and a misspelt `kind` was dropped. The schema says
+    `additionalProperties: false` too."""
     tool = server._tool_manager.get_tool(name)  # the SDK has no public way to reach it
     assert tool is not None
     loose = tool.fn_metadata.arg_model
-
-    class Strict(loose):  # type: ignore[valid-type,misc]
-        model_config = ConfigDict(**{**loose.model_config, "extra": "forbid"})
-
-    Strict.__name__ = loose.__name__
-    tool.fn_metadata.arg_model = Strict
-    tool.parameters = Strict.model_json_schema(by_alias=True)
+    config = ConfigDict(**{**loose.model_config, "extra": "forbid"})
+    # Named as the SDK named it: validation errors say "1 validation error for putArguments".
+    strict: type[ArgModelBase] = type(
+        loose.__name__, (loose,), {"model_config": config, "__module__": __name__}
+    )
+    tool.fn_metadata.arg_model = strict
+    tool.parameters = strict.model_json_schema(by_alias=True)
 
 
 async def _serve_then_close(tools: Tools, serve: Callable[[], Any]) -> None:

@@ -183,6 +183,8 @@ class Tools:
                 keep_recent=asked.keep_recent,
             )
         except SharedCtxError as exc:
+            if exc.code_name() not in ("RESOURCE_EXHAUSTED", "INVALID_ARGUMENT"):
+                raise
             # The server's message names the budget it was sent, not the caller's.
             note = f"asked for {asked.texts_budget} tokens of text: {budget_tokens} less headings"
             raise SharedCtxError(f"{exc.message} ({note})", exc.code) from None
