@@ -62,12 +62,7 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def fit_text(
-    namespace: str,
-    result: FitResult,
-    budget_tokens: int,
-    texts_budget: int,
-) -> str:
+def fit_text(namespace: str, result: FitResult, budget_tokens: int, texts_budget: int) -> str:
     """The selected entries' texts in the returned (chronological) order, each under its
     heading, after one summary line; `texts_budget` is what was left for the texts."""
     summary = (

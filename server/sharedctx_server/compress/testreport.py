@@ -82,8 +82,9 @@ class _Read:
 def _count_in(line: str) -> int:
     """Tests a pass line stands for: one, or each dot of a progress line."""
     m = _PROGRESS.match(line)
-    marks = (m.group(1) or m.group(2)) if m else ""
-    return sum(1 for mark in marks if mark not in "FE") if m else 1
+    if m is None:
+        return 1
+    return sum(1 for mark in m.group(1) or m.group(2) if mark not in "FE")
 
 
 def _attach(lines: list[str], passes: dict[int, str]) -> None:

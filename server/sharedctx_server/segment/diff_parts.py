@@ -37,6 +37,9 @@ _MIN_RUN = 8
 
 def looks_like_diff(text: str) -> bool:
     """Whether `text` is a unified diff or holds one (`git log -p`)."""
+    # A substring test first: most texts have no hunk, and it costs a fraction of the search.
+    if "@@ -" not in text:
+        return False
     return _HAS_HUNK.search(text) is not None and _HAS_FILE.search(text) is not None
 
 
@@ -51,12 +54,17 @@ def diff_starts(lines: list[str]) -> list[int]:
             in_header = line.startswith("diff ")
         elif in_header and _FILE_META.match(line):
             continue
-        elif line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+        elif _old_and_new(lines, i):
             starts.append(i)  # a file of `diff -u`, which has no `diff` line before it
             in_header = True
         else:
             in_header = False
     return _hunks_by_paragraph(lines, starts)
+
+
+def _old_and_new(lines: list[str], i: int) -> bool:
+    """Whether line `i` and the next are a file's `---` and `+++` lines."""
+    return lines[i].startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ ")
 
 
 def _hunks_by_paragraph(lines: list[str], starts: list[int]) -> list[int]:
@@ -81,11 +89,7 @@ def diff_heads(lines: list[str], starts: Sequence[int], tokens: Sequence[int]) -
     header = -1
     for k, start in enumerate(starts):
         line = lines[start]
-        if line.startswith("diff ") or (
-            line.startswith("--- ")
-            and start + 1 < len(lines)
-            and lines[start + 1].startswith("+++ ")
-        ):
+        if line.startswith("diff ") or _old_and_new(lines, start):
             header = k if tokens[k] <= HEAD_TOKENS else -1
         elif line.startswith("commit "):
             header = -1
