@@ -41,6 +41,23 @@ def test_git_log_stat_keeps_subjects_and_files(token_counter: TokenCounter) -> N
     assert "over a few lines of prose." not in result.text
 
 
+def test_git_log_name_status_keeps_every_commit_and_its_files(token_counter: TokenCounter) -> None:
+    lines: list[str] = []
+    for n in range(40):
+        commit = _commit(n, f"Change number {n}", ["Why it was done."], [])[:-2]
+        files = [f"M\tsrc/app/mod_{n}.py", f"A\tsrc/app/new_{n}.py", f"D\tdocs/old_{n}.md"]
+        lines += [*commit, *files, ""]
+    lines[-2] = "R087\tsrc/app/old_name.py\tsrc/app/new_name.py"
+    text = "\n".join(lines)
+    result = compress(text, count_tokens=token_counter.count, tool_name="git")
+    assert result.compressor == "diff"
+    out = result.text.split("\n")
+    assert sum(1 for line in out if line.startswith("commit ")) == 40
+    assert " src/app/: mod_7.py M, new_7.py A" in out
+    assert " docs/old_7.md | D" in out
+    assert " src/app/: mod_39.py M, new_39.py A, new_name.py R087" in out  # a rename: its new name
+
+
 def test_error_lines_in_messages_and_file_names_stay(token_counter: TokenCounter) -> None:
     lines: list[str] = []
     for n in range(10):

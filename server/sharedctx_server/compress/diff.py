@@ -33,6 +33,9 @@ _OTHER_META = re.compile(r"^(?:Merge|Commit|CommitDate|Reflog|Notes)\S*:\s")
 _GIT_DATE = re.compile(r"^\w{3} (?P<mon>\w{3}) (?P<day>\d{1,2}) [\d:]{8} (?P<year>\d{4})")
 _STAT = re.compile(r"^ (?P<path>\S.*?) +\| +(?P<count>\d+|Bin\b.*?)(?: [+-]+)?$")
 _STAT_SUMMARY = re.compile(r"^ \d+ files? changed")
+# `git log --name-status`: a status letter (R and C with a similarity), a tab, the path (a
+# rename's two paths).
+_NAME_STATUS = re.compile(r"^(?P<count>[ADMTUX]|[RC]\d{0,3})\t(?P<path>[^\t]+)(?:\t(?P<to>.+))?$")
 _DIFF = re.compile(r"^diff (?:--git |--cc |--combined |(?:-\S+ )*)(?P<files>.*)$")
 _FILE_META = re.compile(
     r"^(?:index \S+|(?:new|deleted) file mode|(?:old|new) mode|similarity index"
@@ -94,6 +97,8 @@ class _Reader:
                 i = self._file(i)
             elif _STAT.match(line) or _STAT_SUMMARY.match(line):
                 i = self._stats(i)
+            elif _NAME_STATUS.match(line):
+                i = self._file_list(i, _NAME_STATUS)
             else:
                 if line.strip():
                     self.emit(line.rstrip())
@@ -145,8 +150,19 @@ class _Reader:
 
     def _stats(self, i: int) -> int:
         """A --stat block: files grouped by folder without the +/- graph, a short summary."""
+        i = self._file_list(i, _STAT)
+        if i < len(self.lines) and _STAT_SUMMARY.match(self.lines[i]):
+            summary = self.lines[i]
+            self.emit_for(summary, " " + _SUMMARY_WORDS.sub(_short_summary, summary.strip()))
+            self.seen(summary)
+            i += 1
+        return i
+
+    def _file_list(self, i: int, pattern: re.Pattern[str]) -> int:
+        """A list of changed files (`--stat`'s without the +/- graph, `--name-status`'s):
+        grouped by folder, each with its count or status; past max_stat, counted."""
         lines: list[str] = []
-        while i < len(self.lines) and _STAT.match(self.lines[i]):
+        while i < len(self.lines) and pattern.match(self.lines[i]):
             lines.append(self.lines[i])
             i += 1
         self.understood += len(lines)
@@ -154,14 +170,14 @@ class _Reader:
         group: list[tuple[str, str]] = []  # (name, count) of consecutive files in one folder
         folder = ""
         for line in lines:
-            m = _STAT.match(line)
+            m = pattern.match(line)
             assert m is not None
             if self.error(line):
                 self._stat_group(folder, group)
                 group, folder = [], ""
                 self.emit(line.rstrip())
             elif line in shown:
-                path = m.group("path").strip()
+                path = (m.groupdict().get("to") or m.group("path")).strip()
                 here, _, name = path.rpartition("/")
                 if here != folder:
                     self._stat_group(folder, group)
@@ -171,12 +187,7 @@ class _Reader:
         if len(lines) > len(shown):
             left = [line for line in lines[len(shown) :] if not self.error(line)]
             self.out.stats += len(left)
-            self.emit(omitted_marker(len(left), "file", _top_folders(left)))
-        if i < len(self.lines) and _STAT_SUMMARY.match(self.lines[i]):
-            summary = self.lines[i]
-            self.emit_for(summary, " " + _SUMMARY_WORDS.sub(_short_summary, summary.strip()))
-            self.seen(summary)
-            i += 1
+            self.emit(omitted_marker(len(left), "file", _top_folders(left, pattern)))
         return i
 
     def _stat_group(self, folder: str, group: list[tuple[str, str]]) -> None:
@@ -287,10 +298,10 @@ def _short_date(when: str) -> str:
     return f"{m.group('year')} {m.group('mon')} {m.group('day')}" if m else when.strip()
 
 
-def _top_folders(stat_lines: list[str]) -> str:
+def _top_folders(stat_lines: list[str], pattern: re.Pattern[str]) -> str:
     folders: Counter[str] = Counter()
     for line in stat_lines:
-        m = _STAT.match(line)
+        m = pattern.match(line)
         path = m.group("path").strip() if m else ""
         folders[path.split("/", 1)[0] + "/" if "/" in path else path] += 1
     shown = ", ".join(f"{f} {n}" for f, n in folders.most_common(4))
