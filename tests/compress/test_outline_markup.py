@@ -84,6 +84,24 @@ def test_a_brace_language_keeps_declarations_and_hides_bodies(token_counter: Tok
     assert missing_error_lines(text, result.text) == []
 
 
+def test_json_documents_one_after_another_are_not_outlined_as_code(
+    token_counter: TokenCounter,
+) -> None:
+    # `yq .` of a multi-document YAML: an outline kept only the braces of each document.
+    import json
+
+    docs = [
+        {"apiVersion": "v1", "kind": kind, "metadata": {"name": f"app-{i}", "namespace": "shop",
+         "labels": {"app.kubernetes.io/name": "app", "tier": "web"}},
+         "spec": {"type": "ClusterIP", "replicas": i}}
+        for i, kind in enumerate(["Service", "Deployment", "ConfigMap", "Secret"] * 3)
+    ]  # fmt: skip
+    text = "\n".join(json.dumps(doc, indent=2) for doc in docs)
+    result = compress(text, count_tokens=token_counter.count)
+    assert result.compressor != "source"
+    assert all(f'"name": "app-{i}"' in result.text for i in range(12))
+
+
 def test_html_becomes_text(token_counter: TokenCounter) -> None:
     items = "".join(f"<li><a href='/docs/{i}'>Chapter {i}</a></li>" for i in range(40))
     text = (

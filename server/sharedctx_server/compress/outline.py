@@ -255,6 +255,14 @@ class _Braces:
         self._flush()
 
 
+# A line of pretty-printed JSON: a member (`"name": ...`), a lone bracket or brace, a value.
+_JSON_LINE = re.compile(
+    r'^\s*(?:"(?:[^"\\]|\\.)*"\s*:|[\[\]{}]+,?\s*$|"(?:[^"\\]|\\.)*",?\s*$'
+    r"|-?\d[\d.eE+-]*,?\s*$|(?:true|false|null),?\s*$)"
+)
+_JSON_SHARE = 0.9
+
+
 def _language(text: str) -> str:
     python = len(_PY_SIGNS.findall(text))
     braces = text.count("{") + text.count("}")
@@ -300,6 +308,11 @@ def plan_source(source: Source) -> Plan | None:
         return None
     declarations = sum(1 for line in nonblank if _BRACE_DECL.search(line) or _PY_DEF.match(line))
     if declarations < 2:
+        return None
+    # Pretty-printed JSON documents one after another (`yq .` of a multi-document YAML, `jq`
+    # over several inputs) are data, not code: outlined, nine manifests kept only their braces.
+    sample = nonblank[:: max(1, len(nonblank) // _SAMPLE_LINES)]
+    if sum(1 for line in sample if _JSON_LINE.match(line)) >= _JSON_SHARE * len(sample):
         return None
     # Sentences neither count for nor against (docstrings, comments); among the other lines,
     # the share that reads as code. A Markdown README quoting code stays under the floor.
