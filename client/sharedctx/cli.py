@@ -74,9 +74,11 @@ def _seconds(text: str) -> float:
     return value
 
 
-def add_client_args(p: argparse.ArgumentParser, namespaced: bool = True) -> None:
-    """The arguments of every command that calls a server (target, auth, TLS, and the
-    namespace unless the command spans namespaces)."""
+def add_client_args(
+    p: argparse.ArgumentParser, namespaced: bool = True, prints: bool = True
+) -> None:
+    """The arguments of every command that calls a server (target, auth, TLS, the namespace
+    unless the command spans namespaces, and --json for one that `prints` results)."""
     p.add_argument(
         "--target",
         default=os.environ.get("SHAREDCTX_TARGET", DEFAULT_TARGET),
@@ -91,7 +93,8 @@ def add_client_args(p: argparse.ArgumentParser, namespaced: bool = True) -> None
         default=10.0,
         help="per-call deadline in seconds (watch has none)",
     )
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    if prints:
+        p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--tls", action="store_true", help="use TLS, trusting the system's CAs")
     p.add_argument(
         "--tls-ca",

@@ -33,7 +33,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "http://HOST:PORT/mcp. It talks to a running sharedctx server over gRPC with the same "
         "target, token and TLS flags as the other commands."
     )
-    add_client_args(parser, namespaced=False)
+    add_client_args(parser, namespaced=False, prints=False)
     parser.add_argument(
         "-n",
         "--namespace",
@@ -41,7 +41,13 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="pin every tool to this namespace; the tools then do not ask for one "
         "(env SHAREDCTX_MCP_NAMESPACE)",
     )
-    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    parser.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio (default: the MCP client starts this command and talks over its stdin and "
+        "stdout) or http (streamable HTTP at --listen, for clients that connect)",
+    )
     parser.add_argument(
         "--listen",
         default=os.environ.get("SHAREDCTX_MCP_LISTEN", _EXAMPLE),
