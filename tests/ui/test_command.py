@@ -112,7 +112,8 @@ def test_with_a_token_the_browser_signs_in_with_it(target: str) -> None:
         assert away.status == 303
         assert away.headers["location"] == f"/login?next={quote(page, safe='')}"
         assert fetch(url + f"/events/{NS}").status == 401
-        assert fetch(url + "/login").status == 200
+        login = fetch(url + "/login")
+        assert login.status == 200 and "sign out" not in login.text  # not signed in yet
         wrong = fetch(url + "/login", data={"token": "guess", "next": page})
         assert wrong.status == 401 and "That is not the token." in wrong.text
         right = fetch(url + "/login", data={"token": "s3cret-token", "next": page})
@@ -120,7 +121,8 @@ def test_with_a_token_the_browser_signs_in_with_it(target: str) -> None:
         cookie = right.headers["set-cookie"]
         assert "HttpOnly" in cookie and "SameSite=strict" in cookie
         session = cookie.split(";", 1)[0]
-        assert fetch(url + page, headers={"Cookie": session}).status == 200
+        signed_in = fetch(url + page, headers={"Cookie": session})
+        assert signed_in.status == 200 and "sign out" in signed_in.text
         forged = session.rsplit(".", 1)[0] + ".00"
         assert fetch(url + page, headers={"Cookie": forged}).status == 303
         bearer = {"Authorization": "Bearer s3cret-token"}

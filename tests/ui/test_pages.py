@@ -204,3 +204,20 @@ def test_turn_strategies_show_turns_not_factors(ui_url: str, strategy: str) -> N
     assert reply.status == 200 and f"Under {strategy}," in reply.text
     assert 'th class="factor"' not in reply.text  # no factor values to show
     assert "Its conversation turn is larger than the whole budget (300)" in reply.text
+
+
+@pytest.mark.parametrize(
+    ("token", "hint"),
+    [
+        (True, "that token's grants decide what it can show"),
+        (False, "was started without <code>--token</code>"),
+    ],
+)
+def test_a_refused_page_says_whether_the_inspector_has_a_token(token: bool, hint: str) -> None:
+    from sharedctx.ui.app import templates
+
+    page = templates().env.get_template("error.html").render(
+        title="The server refused the request", code="UNAUTHENTICATED", message="no token",
+        target="127.0.0.1:50051", login_required=token, link=lambda **_: "?",
+    )  # fmt: skip
+    assert hint in page
