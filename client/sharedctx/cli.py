@@ -199,16 +199,17 @@ def _weight(text: str) -> tuple[str, float]:
     """An argparse type: `factor=weight`, e.g. `recency=0`."""
     name, sep, value = text.partition("=")
     name = name.strip()
-    if sep and name and name not in FACTORS:
+    shape = argparse.ArgumentTypeError(f"{text!r} is not FACTOR=WEIGHT (e.g. recency=0)")
+    if not (sep and name):
+        raise shape
+    if name not in FACTORS:
         raise argparse.ArgumentTypeError(
             f"unknown factor {name!r}; use one of {', '.join(FACTORS)}"
         )
     try:
-        if sep and name:
-            return name, float(value)
+        return name, float(value)
     except ValueError:
-        pass
-    raise argparse.ArgumentTypeError(f"{text!r} is not FACTOR=WEIGHT (e.g. recency=0)")
+        raise shape from None
 
 
 _weight.__name__ = "weight"

@@ -55,9 +55,9 @@ _FRAME_LOCATION = re.compile(
 )
 # pytest's "E   " detail lines (column 0), AssertionError, C's "Assertion `x' failed".
 _FAILED_ASSERTION = re.compile(r"^E \S|\bAssertionError\b|\b[Aa]ssertion\b.*\bfailed\b")
-# apt's `W: ...` too.
-# Warnings, and what a reviewer of a plan must not miss: terraform's resources that `will be
-# destroyed` or `must be replaced` (and the attribute that `forces replacement`).
+# Warnings (apt's `W: ...` too), and what a reviewer of a plan must not miss: terraform's
+# resources that `will be destroyed` or `must be replaced` (and the attribute that `forces
+# replacement`).
 _WARNING = re.compile(
     r"\bwarn(?:ing|ings|ed)?\b|\w+Warning\b|\bdeprecated\b|^\s*W:\s"
     r"|\bwill be destroyed\b|\bmust be replaced\b|#\s*forces replacement\b",

@@ -15,9 +15,11 @@
    a pod's `OOMKilled` read as the previous pod's), kept trace frames, pytest's `>` lines
    (where a failing test went wrong), what explains a failure (a test's `Expected:` and
    `Received:` lines, a compiler's labelled carets such as rustc's `^^^ expected i64, found
-   u64`), a run's summary (two or more counts of outcomes: `Plan: 15 to add, 10 to change,
-   2 to destroy.`), the first and last lines, then the most distinct of the rest; each
-   left-out stretch becomes `[... N lines omitted]`, N counted in input lines.
+   u64`, the source line they point into and its `help:`), a run's summary (two or more
+   counts of outcomes: `Plan: 15 to add, 10 to change, 2 to destroy.`), what `curl -v` sent
+   and got back (never folded into a run either), the first and last lines, then the most
+   distinct of the rest; each left-out stretch becomes `[... N lines omitted]`, N counted in
+   input lines.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ class _Record:
     marker: bool
     warning: bool = False  # a warning line that is not an error line
     at: int = 0  # its first input line
+    exchange: bool = False  # what `curl -v` sent or got back (_EXCHANGE)
 
     @property
     def notable(self) -> bool:
@@ -81,15 +84,14 @@ def _records(pieces: list[Piece], errors: list[bool]) -> list[_Record]:
         error = single and errors[pos]
         line = piece.lines[0]
         warning = single and not error and line_has_warning(line)
-        records.append(_Record(line, piece.span, error, piece.frame, not single, warning, pos))
+        exchange = single and _EXCHANGE.match(line) is not None
+        records.append(
+            _Record(line, piece.span, error, piece.frame, not single, warning, pos, exchange)
+        )
         pos += piece.span
     return records
 
 
-# What explains an error without saying "error": a test's expected and actual values (after a
-# CI runner's timestamp, if any), and a compiler's or linter's labelled carets under the source
-# it quotes (`  |     ^^^ expected `i64`, found `u64``; bare carets say nothing by themselves),
-# the quoted source line itself, and its suggested fix.
 # A count of outcomes, `15 to add`, `3 failed`, `changed=2`: a line with two or more of them is
 # a run's summary (terraform's `Plan: 15 to add, 10 to change, 2 to destroy.`, a test run's
 # `3 failed, 7 passed`, ansible's recap), which a reader looks for first, wherever it is.
@@ -113,13 +115,16 @@ _EXCHANGE = re.compile(
 )
 
 
-# How far after an error line such an explanation is kept: a diagnostic's quoted source and
-# a failed test's values follow it closely; warnings' carets are left to the sizer.
+# What explains an error without saying "error": a test's expected and actual values (after a
+# CI runner's timestamp, if any), a compiler's or linter's labelled carets under the source it
+# quotes (`  |     ^^^ expected `i64`, found `u64``; bare carets say nothing by themselves),
+# the numbered source line they point into (`4 |     v.iter().sum()`) and the suggested fix
+# (`help: try using a conversion method`, `= help: ...`). Kept up to _EXPLAINS_REACH records
+# after an error line: a diagnostic's quoted source and a failed test's values follow it
+# closely; warnings' carets are left to the sizer.
 _EXPLAINS_REACH = 16
 _EXPLAINS = re.compile(
     rf"^(?:{RUNNER_STAMP})?\s*(?:{ASSERTED_VALUE}\s*\S|(?:\d+\s*)?\|[\s|]*[\^~-]+\s+\S"
-    # ... the numbered source line the carets point into (`4 |     v.iter().sum()`), and the
-    # compiler's suggested fix (`help: try using a conversion method`, `= help: ...`).
     r"|\d+\s*\|\s*\S|(?:= )?help: )"
 )
 
@@ -131,12 +136,12 @@ def _run_end(
     `run_period` that no earlier line of it resembles (one for a plain run, two for A B A B)."""
     first = records[i]
     templates = [i]
-    if first.frame or first.marker or _EXCHANGE.match(first.line):
+    if first.frame or first.marker or first.exchange:
         return i + 1, templates
     j = i + 1
     while j < len(records):
         rec = records[j]
-        if rec.frame or rec.marker or _EXCHANGE.match(rec.line):
+        if rec.frame or rec.marker or rec.exchange:
             break
         near = [
             t for t in templates if (prints[t] ^ prints[j]).bit_count() <= config.similar_distance
@@ -202,11 +207,7 @@ def _collapse_runs(
             last_error = i
         explains = i - last_error <= _EXPLAINS_REACH and _EXPLAINS.match(first.line) is not None
         pinned = (
-            first.frame
-            or i in failing
-            or explains
-            or _is_summary(first.line)
-            or _EXCHANGE.match(first.line) is not None
+            first.frame or i in failing or explains or _is_summary(first.line) or first.exchange
         )
         units.append(_Unit((first.line,), first.span, i, kept_with_context, pinned=pinned))
         i += 1

@@ -83,12 +83,13 @@ _TRACE_LINE = (
 # spaces: they belong to the block (the test's header, its source, then these).
 _PYTEST_MARK = r"[>E] {3,}"
 # A failed assertion's values stay with the failure, which xUnit prints them unindented under.
-_ASSERTED = ASSERTED_VALUE
-_CONTINUATION = re.compile(rf"^(?:[ \t]|{_TRACE_LINE}|{_PYTEST_MARK}|{_ASSERTED})")
+_CONTINUATION = re.compile(rf"^(?:[ \t]|{_TRACE_LINE}|{_PYTEST_MARK}|{ASSERTED_VALUE})")
 _CAUSE = re.compile(rf"^\s*(?:{_CAUSE_LINE})")
 # Stack frames and traceback lines only (indented or not): for output indented throughout.
 _FRAME = r"at [\w$.<>/\[\]-]+\(|File \"[^\"]+\", line \d+"
-_TRACE_CONTINUATION = re.compile(rf"^\s*(?:{_TRACE_LINE}|{_FRAME})|^{_PYTEST_MARK}|^{_ASSERTED}")
+_TRACE_CONTINUATION = re.compile(
+    rf"^\s*(?:{_TRACE_LINE}|{_FRAME})|^{_PYTEST_MARK}|^{ASSERTED_VALUE}"
+)
 # The line that closes a pytest failure block after its `E` lines: `tests/test_x.py:7: TypeError`.
 _PYTEST_WHERE = re.compile(r"^\S+:\d+: [A-Za-z_][\w.]*$")
 # pytest's report: a failure block opens with `____ test_name ____` and runs to the next such
@@ -241,8 +242,9 @@ def cut_segments(
         c > config.max_tokens and n > 1
         for c, n in zip(counts, np.diff([*starts, len(lines)]), strict=True)
     ):
+        counted = dict(zip(starts, zip(texts, counts, strict=True), strict=True))
         starts = _token_capped(starts, lines, counts, count_tokens, config.max_tokens)
-        texts, counts = _counted(lines, starts, count_tokens)
+        texts, counts = _counted(lines, starts, count_tokens, counted)
     if len(starts) < 2 and not long_line:
         return None
     bounds = [*starts, len(lines)]
@@ -267,16 +269,23 @@ def cut_segments(
 
 
 def _counted(
-    lines: list[str], starts: list[int], count_tokens: Callable[[str], int]
+    lines: list[str],
+    starts: list[int],
+    count_tokens: Callable[[str], int],
+    known: dict[int, tuple[str, int]] | None = None,
 ) -> tuple[list[str], list[int]]:
     """Each segment's text as an excerpt shows it (a long line by its head, shown_line), and
-    its tokens."""
+    its tokens; `known`: the text and tokens of segments counted already, by first line (a
+    segment whose text is the same is not counted again)."""
     bounds = [*starts, len(lines)]
-    texts = [
-        "\n".join(map(shown_line, lines[a:b])) + "\n"
-        for a, b in zip(bounds, bounds[1:], strict=False)
-    ]
-    return texts, [count_tokens(t) for t in texts]
+    texts: list[str] = []
+    counts: list[int] = []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        text = "\n".join(map(shown_line, lines[a:b])) + "\n"
+        seen = (known or {}).get(a)
+        texts.append(text)
+        counts.append(seen[1] if seen is not None and seen[0] == text else count_tokens(text))
+    return texts, counts
 
 
 def _token_capped(

@@ -17,11 +17,11 @@ __all__ = [
     "Change",
     "decode_page_token",
     "decode_resume_token",
-    "stream_order",
     "encode_page_token",
     "encode_resume_token",
     "entry_from_fields",
     "entry_from_row",
+    "stream_order",
     "text",
 ]
 
