@@ -4,7 +4,6 @@ server's commands found through entry points, and what they say when it is missi
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import io
 import json
 import re
@@ -384,13 +383,16 @@ async def test_watch_reports_a_stopped_server_with_the_token_to_resume_from(
             f"127.0.0.1:{running.port}", "-n", NS,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip
-        assert watcher.stdout is not None
-        line = b""
-        while b" put " not in line:  # until the watch shows a write, it may not have started
-            await client.put(NS, "k", "v")
-            with contextlib.suppress(asyncio.TimeoutError):
-                line = await asyncio.wait_for(watcher.stdout.readline(), 1.0)
+        assert watcher.stderr is not None
+        live = await asyncio.wait_for(watcher.stderr.readline(), 30)
+        assert live.startswith(f"sharedctx: watching {NS}".encode())
+        # No change yet: the hint's token is where the watch began.
         await running.stop(0.5)
-        _, err = await asyncio.wait_for(watcher.communicate(), 30)
-    assert watcher.returncode == 1
-    assert b"the server ended the watch" in err and b"--resume-token " in err
+        out, err = await asyncio.wait_for(watcher.communicate(), 30)
+        assert watcher.returncode == 1 and out == b""
+        assert b"the server ended the watch" in err
+        token = err.decode().rpartition("--resume-token ")[2].strip()
+    async with serving(settings, token_counter) as (_, client):
+        await client.put(NS, "k", "written while nobody watched")
+        resumed = await asyncio.wait_for(anext(client.watch(NS, token)), 30)
+    assert (resumed.op, resumed.key) == ("put", "k")

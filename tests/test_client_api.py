@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import grpc
@@ -48,13 +48,21 @@ def test_both_clients_expose_the_same_methods_with_the_same_parameters() -> None
 
 
 def test_async_methods_are_coroutines_or_async_iterators_and_keep_their_docs() -> None:
-    for name in CALLS:
+    streams = {"watch", "reembed"}
+    for name in CALLS - streams:
         method = getattr(AsyncClient, name)
         assert inspect.iscoroutinefunction(method) or inspect.isasyncgenfunction(method), name
+    for name in CALLS:
+        method = getattr(AsyncClient, name)
         assert method.__doc__ and getattr(Client, name).__doc__ == method.__doc__, name
-    assert inspect.isgeneratorfunction(Client.watch) and inspect.isasyncgenfunction(
-        AsyncClient.watch
-    )
+    # Streams are iterators that send nothing before their first reply is asked for.
+    for name in streams:
+        assert inspect.signature(getattr(Client, name)).return_annotation.startswith("Replies[")
+        assert inspect.signature(getattr(AsyncClient, name)).return_annotation.startswith(
+            "AsyncReplies["
+        )
+    with Client("127.0.0.1:1") as blocking:
+        assert isinstance(blocking.watch("ns"), Iterator)
 
 
 def test_reads_and_unconditional_deletes_are_idempotent_writes_are_not() -> None:

@@ -22,7 +22,6 @@ from sharedctx_server.server import RunningServer
 from .support.tool_outputs import FAILING_LINE, service_log
 
 NS = "team-a/session-42"
-PROBE = "probe"
 
 
 def test_blocking_client_covers_every_call(threaded_server: RunningServer) -> None:
@@ -73,13 +72,12 @@ def test_blocking_fit_returns_an_excerpt_of_a_large_log(threaded_server: Running
 
 
 def take(changes: Iterator[Change], n: int, timeout: float = 10) -> list[Change]:
-    """The next `n` changes other than probes; fails rather than blocks past `timeout`."""
+    """The next `n` changes; fails rather than blocks past `timeout`."""
     out: list[Change] = []
 
     def collect() -> None:
         for change in changes:
-            if change.key != PROBE:
-                out.append(change)
+            out.append(change)
             if len(out) == n:
                 return
 
@@ -95,24 +93,10 @@ def test_blocking_watch_streams_changes_and_resumes_after_a_token(
 ) -> None:
     with Client(f"127.0.0.1:{threaded_server.port}") as client:
         changes = client.watch(NS)
-        # A watch starts "from now", at some point after the call: write probes until the
-        # watcher has seen one, so every later write is surely in its stream.
-        seen = threading.Event()
-
-        def probe() -> None:
-            while not seen.is_set():
-                client.put(NS, PROBE, "are you there?")
-                seen.wait(0.05)
-
-        prober = threading.Thread(target=probe, daemon=True)
-        prober.start()
-        try:
-            first = next(changes)
-        finally:
-            seen.set()
-            prober.join(10)
-        assert (first.op, first.key) == ("put", PROBE)
-
+        # A watch starts "from now", at some point after the call; once started() returns,
+        # every later write is surely in its stream.
+        start = changes.started()
+        assert start and changes.resume_token == start
         client.put(NS, "a", "one")
         client.put(NS, "a", "two")
         client.delete(NS, "a")
@@ -123,15 +107,22 @@ def test_blocking_watch_streams_changes_and_resumes_after_a_token(
             ("delete", "a", 2),
         ]
         assert all(c.time is not None and c.resume_token for c in live)
-        # Resuming after the first write replays what followed it.
+        assert changes.resume_token == live[-1].resume_token
+        changes.close()
+        # Resuming after the first write replays what followed it; from the start, all.
         resumed = take(client.watch(NS, live[0].resume_token), 2)
         assert [(c.op, c.version) for c in resumed] == [("put", 2), ("delete", 2)]
+        assert [c.resume_token for c in take(client.watch(NS, start), 3)] == [
+            c.resume_token for c in live
+        ]
 
 
 def test_a_bad_resume_token_is_a_typed_error(threaded_server: RunningServer) -> None:
     with Client(f"127.0.0.1:{threaded_server.port}") as client:
         with pytest.raises(InvalidArgumentError):
             next(client.watch(NS, "not-a-token"))
+        with pytest.raises(InvalidArgumentError):
+            client.watch(NS, "not-a-token").started()
 
 
 def test_blocking_reembed_reports_progress(threaded_server: RunningServer) -> None:

@@ -12,7 +12,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sharedctx import AsyncClient, Change, PutItem, SharedCtxError
+from sharedctx import (
+    AsyncClient,
+    Change,
+    InvalidArgumentError,
+    PutItem,
+    SharedCtxError,
+    UnavailableError,
+)
+from sharedctx.streams import AsyncReplies
 from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
 
@@ -22,17 +30,12 @@ from .support.servers import serving, wait_until, wait_up
 NS = "team-a/watch"
 
 
-PROBE = "watch-probe"
-
-
 async def take(stream: AsyncIterator[Change], n: int, timeout: float = 10) -> list[Change]:
-    """The next `n` changes of `stream`, passing over the readiness probe's."""
+    """The next `n` changes of `stream`."""
     out: list[Change] = []
 
     async def collect() -> None:
         async for change in stream:
-            if change.key == PROBE:
-                continue
             out.append(change)
             if len(out) == n:
                 return
@@ -41,17 +44,10 @@ async def take(stream: AsyncIterator[Change], n: int, timeout: float = 10) -> li
     return out
 
 
-async def watching(client: AsyncClient, namespace: str, **options: Any) -> AsyncIterator[Change]:
-    """A Watch of `namespace` that has started: it begins "from now", so a probe entry is
-    written (again, until one comes through) and removed before the caller's changes."""
-    stream = aiter(client.watch(namespace, **options))
-    seen = asyncio.create_task(anext(stream))
-    while True:
-        await client.put(namespace, PROBE, "ready?")
-        done, _ = await asyncio.wait({seen}, timeout=0.2)
-        if done:
-            break
-    await client.delete(namespace, PROBE)
+async def watching(client: AsyncClient, namespace: str, **options: Any) -> AsyncReplies[Change]:
+    """A Watch of `namespace` that has started: every later change is in its stream."""
+    stream = client.watch(namespace, **options)
+    await stream.started()
     return stream
 
 
@@ -82,6 +78,31 @@ async def test_watch_resumes_after_a_token_missing_nothing(client: AsyncClient) 
         await client.put(NS, f"k{i}", "x")  # written while nobody watches
     resumed = await take(client.watch(NS, seen.resume_token), 3)
     assert [c.key for c in resumed] == ["k1", "k2", "k3"]
+
+
+async def test_a_watch_broken_before_any_change_resumes_from_its_start(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter) as (running, c):
+        stream = c.watch("fresh/ns")  # a namespace never written: its log is empty
+        start = await stream.started()
+        assert start and stream.resume_token == start
+        await running.stop(0.5)  # the server goes away before any change
+        with pytest.raises(UnavailableError):
+            await take(stream, 1)
+        assert stream.resume_token == start
+    async with serving(settings, token_counter) as (_, c):
+        for key in ("a", "b"):
+            await c.put("fresh/ns", key, "written while nobody watched")
+        resumed = await take(c.watch("fresh/ns", start), 2)
+        assert [(change.op, change.key) for change in resumed] == [("put", "a"), ("put", "b")]
+
+
+async def test_started_raises_the_refusal_of_a_bad_token(client: AsyncClient) -> None:
+    stream = client.watch(NS, "1-0~1")
+    with pytest.raises(InvalidArgumentError):
+        await stream.started()
+    assert stream.resume_token == ""
 
 
 async def test_watch_from_a_trimmed_position_is_a_clear_error(

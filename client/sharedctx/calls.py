@@ -54,6 +54,8 @@ class Stream(Generic[R]):
     rpc: str
     request: Message
     reply: Callable[[Any], R]
+    # A reply's resume token, for streams a caller can resume (watch); None: not resumable.
+    resume_token: Callable[[R], str] | None = None
 
 
 def put(
@@ -263,11 +265,13 @@ def watch(
     namespace: str, resume_token: str = "", *, include_touches: bool = False
 ) -> Stream[Change]:
     """Changes of the namespace as they happen; resume after a Change.resume_token. TTL
-    restarts (op "touch") only with include_touches."""
+    restarts (op "touch") only with include_touches. The stream's started() waits until the
+    watch has begun (every later change is in it); its resume_token is where to continue
+    without missing a change, also when it breaks before the first one."""
     req = pb.WatchRequest(
         namespace=namespace, resume_token=resume_token, include_touches=include_touches
     )
-    return Stream("Watch", req, wire.change)
+    return Stream("Watch", req, wire.change, lambda change: change.resume_token)
 
 
 def reembed(namespace: str, *, force: bool = False) -> Stream[ReembedProgress]:

@@ -348,9 +348,12 @@ def _fit(client: Client, args: argparse.Namespace) -> None:
 
 
 def _watch(client: Client, args: argparse.Namespace) -> None:
-    last = args.resume_token or ""
+    changes = client.watch(args.namespace, args.resume_token or "", include_touches=args.touches)
     try:
-        for change in client.watch(args.namespace, last, include_touches=args.touches):
+        changes.started()
+        # On stderr, so that stdout holds only changes: a person sees it is live.
+        print(f"sharedctx: watching {args.namespace} (Ctrl-C to stop)", file=sys.stderr)
+        for change in changes:
             when = change.time.isoformat() if change.time else ""
             data = {
                 "op": change.op, "key": change.key, "version": change.version,
@@ -359,25 +362,25 @@ def _watch(client: Client, args: argparse.Namespace) -> None:
             }  # fmt: skip
             emit(args, data, f"{when} {change.op:6} {change.key} v{change.version}")
             sys.stdout.flush()
-            last = change.resume_token
     except UnavailableError as exc:  # the server went away mid-stream (stopped, restarted)
         raise SystemExit(
             f"sharedctx: the server ended the watch (UNAVAILABLE: {exc.message})"
-            f"{_resume_hint(last)}"
+            f"{_resume_hint(changes.resume_token)}"
         ) from None
     except SharedCtxError as exc:
-        code = exc.code_name()
-        # A token the server refused (malformed, or past the kept log) is none to resume from.
-        refused = code in ("INVALID_ARGUMENT", "OUT_OF_RANGE") and last == (args.resume_token or "")
-        hint = "" if refused else _resume_hint(last)
-        raise SystemExit(f"sharedctx: {code}: {exc.message}{hint}") from None
+        # A refused start (a malformed token, one past the kept log) has none to resume from.
+        token = changes.resume_token
+        hint = _resume_hint(token) if token else ""
+        raise SystemExit(f"sharedctx: {exc.code_name()}: {exc.message}{hint}") from None
     # A watch has no end of its own: the server stopped (or restarted) under it.
-    raise SystemExit(f"sharedctx: the server ended the watch (stopped?){_resume_hint(last)}")
+    raise SystemExit(
+        f"sharedctx: the server ended the watch (stopped?){_resume_hint(changes.resume_token)}"
+    )
 
 
 def _resume_hint(token: str) -> str:
     if not token:
-        return "; no change was seen, so watch again to start from now"
+        return "; the watch had not begun, so watch again to start from now"
     return f"; continue without missing a change with --resume-token {token}"
 
 

@@ -22,6 +22,7 @@ import grpc
 
 from . import calls
 from .errors import ResourceExhaustedError, SharedCtxError, UnavailableError, from_rpc_error
+from .streams import AsyncReplies, Replies
 from .target import parse_target
 from .types import NamespaceInfo
 from .v1 import sharedctx_pb2_grpc as pb_grpc
@@ -139,7 +140,7 @@ class _UnaryMethod(_Method, Generic[P, R]):
 
 
 class _StreamMethod(_Method, Generic[P, R]):
-    """A server-streaming call: an iterator on Client, an async iterator on AsyncClient."""
+    """A server-streaming call: Replies (an iterator) on Client, AsyncReplies on AsyncClient."""
 
     _kind = "stream"
 
@@ -149,9 +150,9 @@ class _StreamMethod(_Method, Generic[P, R]):
     @overload
     def __get__(self, obj: None, owner: type[Any]) -> Callable[..., Any]: ...
     @overload
-    def __get__(self, obj: Client, owner: type[Any]) -> Callable[P, Iterator[R]]: ...
+    def __get__(self, obj: Client, owner: type[Any]) -> Callable[P, Replies[R]]: ...
     @overload
-    def __get__(self, obj: AsyncClient, owner: type[Any]) -> Callable[P, AsyncIterator[R]]: ...
+    def __get__(self, obj: AsyncClient, owner: type[Any]) -> Callable[P, AsyncReplies[R]]: ...
     def __get__(self, obj: Any, owner: type[Any]) -> Any:
         return self._get(obj, owner)
 
@@ -262,7 +263,7 @@ class Client(_Calls):
 
     _api = grpc
     _unary_result = "{}"
-    _stream_result = "Iterator[{}]"
+    _stream_result = "Replies[{}]"
 
     def __enter__(self) -> Client:
         return self
@@ -294,14 +295,8 @@ class Client(_Calls):
 
     @staticmethod
     def _stream_method(define: Callable[..., calls.Stream[Any]]) -> Callable[..., Any]:
-        # A generator, so that nothing is built or sent before the first next().
-        def method(self: Client, *args: Any, **kwargs: Any) -> Iterator[Any]:
-            call = define(*args, **kwargs)
-            try:
-                for reply in self._send(call):
-                    yield call.reply(reply)
-            except grpc.RpcError as exc:
-                raise self._error(exc) from None
+        def method(self: Client, *args: Any, **kwargs: Any) -> Replies[Any]:
+            return Replies(define(*args, **kwargs), self._send, self._error)
 
         return method
 
@@ -340,7 +335,7 @@ class AsyncClient(_Calls):
 
     _api = grpc.aio
     _unary_result = "{}"
-    _stream_result = "AsyncIterator[{}]"
+    _stream_result = "AsyncReplies[{}]"
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -373,13 +368,8 @@ class AsyncClient(_Calls):
 
     @staticmethod
     def _stream_method(define: Callable[..., calls.Stream[Any]]) -> Callable[..., Any]:
-        async def method(self: AsyncClient, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-            call = define(*args, **kwargs)
-            try:
-                async for reply in self._send(call):
-                    yield call.reply(reply)
-            except grpc.RpcError as exc:
-                raise self._error(exc) from None
+        def method(self: AsyncClient, *args: Any, **kwargs: Any) -> AsyncReplies[Any]:
+            return AsyncReplies(define(*args, **kwargs), self._send, self._error)
 
         return method
 

@@ -26,6 +26,9 @@ from .types import (
 )
 from .v1 import sharedctx_pb2 as pb
 
+# The initial-metadata key of a Watch's start: the resume token of the position the watch
+# began after (a stream that breaks before its first change resumes from there).
+RESUME_TOKEN_HEADER = "sharedctx-resume-token"
 # Lowercase names of the proto's Kind values, in value order ("unspecified" first).
 KINDS = tuple(name.removeprefix("KIND_").lower() for name in pb.Kind.keys())
 

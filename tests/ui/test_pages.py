@@ -168,23 +168,27 @@ def test_an_unreachable_server_is_a_clear_page() -> None:
     assert "UNAVAILABLE" in reply.text and "sharedctx serve" in reply.text
 
 
+def sse_changes(
+    url: str, ready: threading.Event, lines: list[str], headers: dict[str, str] | None = None
+) -> None:
+    """Read the inspector's event stream at `url` into `lines` until a delete arrives."""
+    request = urllib.request.Request(url, headers=headers or {})
+    with urllib.request.urlopen(request, timeout=20) as stream:
+        for raw in stream:
+            line = raw.decode().rstrip("\n")
+            lines.append(line)
+            if line == "event: ready":
+                ready.set()
+            if line.startswith("data: ") and '"op": "delete"' in line:
+                return
+
+
 def test_watch_changes_arrive_as_server_sent_events(ui_url: str, client: Client) -> None:
     ns = "live/sse"
+    url = ui_url + f"/events/{ns}?prefix=k"
     lines: list[str] = []
     ready = threading.Event()
-
-    def listen() -> None:
-        request = urllib.request.Request(ui_url + f"/events/{ns}?prefix=k")
-        with urllib.request.urlopen(request, timeout=20) as stream:
-            for raw in stream:
-                line = raw.decode().rstrip("\n")
-                lines.append(line)
-                if line == "event: ready":
-                    ready.set()
-                if line.startswith("data: ") and '"op": "delete"' in line:
-                    return
-
-    thread = threading.Thread(target=listen, daemon=True)
+    thread = threading.Thread(target=sse_changes, args=(url, ready, lines), daemon=True)
     thread.start()
     assert ready.wait(20)
     client.put(ns, "other", "not under the prefix")
@@ -194,7 +198,15 @@ def test_watch_changes_arrive_as_server_sent_events(ui_url: str, client: Client)
     data = [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
     changes = [(d["op"], d["key"]) for d in data if "op" in d]
     assert changes == [("put", "k1"), ("delete", "k1")]
-    assert any(line.startswith("id: ") for line in lines)  # resume tokens, for reconnects
+    # Every event carries a resume token, the ready event the watch's start: a browser that
+    # reconnects with it (Last-Event-ID) gets every change since.
+    start = lines[lines.index("event: ready") - 1]
+    assert start.startswith("id: ")
+    again: list[str] = []
+    sse_changes(url, threading.Event(), again, {"Last-Event-ID": start[4:]})
+    assert [line for line in again if line.startswith('data: {"op')] == [
+        line for line in lines if line.startswith('data: {"op')
+    ]
 
 
 @pytest.mark.parametrize("strategy", ["relevant", "recent"])

@@ -27,8 +27,6 @@ __all__ = ["events"]
 
 # A comment line this often keeps proxies and idle timers from closing a quiet stream.
 HEARTBEAT_SECONDS = 15.0
-# How long the watch call gets to reach the server before the page is told it is live.
-_SETTLE_SECONDS = 0.3
 # How often an idle stream checks whether the inspector is shutting down (uvicorn waits for
 # open responses before it stops, and a watch never ends by itself).
 _POLL_SECONDS = 0.5
@@ -56,13 +54,18 @@ async def _stream(
     stopping: Callable[[], bool],
 ) -> AsyncIterator[str]:
     yield "retry: 2000\n\n"
-    changes = client.watch(namespace, resume, include_touches=True).__aiter__()
-    first: asyncio.Future[Change] = asyncio.ensure_future(changes.__anext__())
-    pending: asyncio.Future[Change] | None = first
-    idle = 0.0
+    changes = client.watch(namespace, resume, include_touches=True)
+    pending: asyncio.Future[Change] | None = None
     try:
-        await asyncio.wait({first}, timeout=_SETTLE_SECONDS)
-        yield _event("ready", {"resumed": bool(resume)})
+        try:
+            start = await changes.started()
+        except SharedCtxError as exc:
+            yield _ended(exc, bool(resume))
+            return
+        # The start's token as the event id: a browser that reconnects before any change
+        # resumes from here rather than from whenever it reconnects.
+        yield _event("ready", {"resumed": bool(resume)}, start)
+        idle = 0.0
         while True:
             if pending is None:
                 pending = asyncio.ensure_future(changes.__anext__())
@@ -84,8 +87,7 @@ async def _stream(
                 yield _event("ended", {"message": "the server ended the watch (stopped?)"})
                 return
             except SharedCtxError as exc:
-                name = "reset" if exc.code == grpc.StatusCode.OUT_OF_RANGE else "ended"
-                yield _event(name, {"message": exc.message})
+                yield _ended(exc, False)
                 return
             if change.op in (
                 "put",
@@ -101,8 +103,16 @@ async def _stream(
             pending.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await pending
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await changes.aclose()  # type: ignore[attr-defined]
+        await changes.aclose()
+
+
+def _ended(exc: SharedCtxError, resuming: bool) -> str:
+    """The event for a watch the server ended or refused: `reset` (reload the page) when the
+    change log no longer holds where it would resume, or the server refused the position
+    (reconnecting with it again would be refused again)."""
+    refused = resuming and exc.code == grpc.StatusCode.INVALID_ARGUMENT
+    name = "reset" if refused or exc.code == grpc.StatusCode.OUT_OF_RANGE else "ended"
+    return _event(name, {"message": exc.message})
 
 
 async def events(request: Request) -> StreamingResponse:

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import grpc
 from sharedctx.v1 import sharedctx_pb2 as pb
 from sharedctx.v1 import sharedctx_pb2_grpc as pb_grpc
+from sharedctx.wire import RESUME_TOKEN_HEADER
 
 from ..services.entry_embeddings import EntryEmbeddings
 from ..services.fit_service import FitService
@@ -133,7 +134,11 @@ class SharedContextServicer(pb_grpc.SharedContextServicer):
         self, request: pb.WatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.ChangeEvent]:
         following = requests.watch(request, self._limits)
-        changes = self._feed.follow(following.namespace, following.resume, following.touches)
+        start = await self._feed.start(following.namespace, following.resume)
+        # Sent before any change, so that a client whose stream breaks before the first change
+        # can still resume without missing one (and knows when the watch has begun).
+        await context.send_initial_metadata(((RESUME_TOKEN_HEADER, self._feed.start_token(start)),))
+        changes = self._feed.follow(following.namespace, start, following.touches)
         async for change in changes:
             yield replies.change(change, self._feed.token(change))
 

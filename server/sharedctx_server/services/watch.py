@@ -31,7 +31,13 @@ class ChangeFeed:
     @staticmethod
     def token(change: Change) -> str:
         """The resume token for continuing after `change`."""
-        return encode_resume_token(change)
+        return encode_resume_token(ResumePoint(change.id, change.namespace_version))
+
+    @staticmethod
+    def start_token(start: ResumePoint) -> str:
+        """The resume token of a watch's start: a watcher that loses the stream before any
+        change holds it to continue without missing one."""
+        return encode_resume_token(start)
 
     async def _check_not_ahead(self, namespace: str, resume: ResumePoint) -> None:
         """Refuse a token past the newest change: a watch from there would wait for ids
@@ -44,32 +50,36 @@ class ChangeFeed:
                 "server, or a Redis that lost its data?); Watch without a token",
             )
 
-    async def follow(
-        self, namespace: str, resume: ResumePoint | None, touches: bool = False
-    ) -> AsyncIterator[Change]:
-        """Changes after `resume` (a decoded resume token; None: from now), until the server
-        stops; TTL restarts ("touch") only with `touches`."""
-        if resume is not None:
-            after, version = resume.record_id, resume.version
-            _, first = await self._store.log.after(namespace, after, 1)
-            if first and first[0].namespace_version != version + 1:
-                oldest = await self._store.log.first(namespace)
-                if oldest is not None and oldest.namespace_version <= version + 1:
-                    # The log holds that version, not where the token says: not its token.
-                    raise InvalidArgument(
-                        "resume_token",
-                        "does not belong to this namespace's change log (a token from "
-                        "another namespace or server?); Watch without a token",
-                    )
-                held = f"it now starts at version {oldest.namespace_version}" if oldest else ""
-                raise LogTrimmed(
-                    f"the change log no longer holds the changes after version {version} "
-                    f"({held}); re-read the namespace (Keys/GetMany) and Watch without a token"
+    async def start(self, namespace: str, resume: ResumePoint | None) -> ResumePoint:
+        """Where a watch begins: after `resume` (a decoded resume token) once the log is
+        known to hold every change since, or (None) after the newest change."""
+        if resume is None:
+            return ResumePoint(*await self._store.log.position(namespace))
+        _, first = await self._store.log.after(namespace, resume.record_id, 1)
+        if first and first[0].namespace_version != resume.version + 1:
+            oldest = await self._store.log.first(namespace)
+            if oldest is not None and oldest.namespace_version <= resume.version + 1:
+                # The log holds that version, not where the token says: not its token.
+                raise InvalidArgument(
+                    "resume_token",
+                    "does not belong to this namespace's change log (a token from "
+                    "another namespace or server?); Watch without a token",
                 )
-            if not first:
-                await self._check_not_ahead(namespace, resume)
-        else:
-            after, _ = await self._store.log.position(namespace)
+            held = f"it now starts at version {oldest.namespace_version}" if oldest else ""
+            raise LogTrimmed(
+                f"the change log no longer holds the changes after version {resume.version} "
+                f"({held}); re-read the namespace (Keys/GetMany) and Watch without a token"
+            )
+        if not first:
+            await self._check_not_ahead(namespace, resume)
+        return resume
+
+    async def follow(
+        self, namespace: str, start: ResumePoint, touches: bool = False
+    ) -> AsyncIterator[Change]:
+        """Changes after `start` (from start()) until the server stops; TTL restarts
+        ("touch") only with `touches`."""
+        after = start.record_id
         while not self._stopping.is_set():
             for change in await self._store.log.wait(namespace, after, _BATCH, _BLOCK_MS):
                 after = change.id

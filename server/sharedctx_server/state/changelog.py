@@ -31,11 +31,13 @@ class ChangeLog:
         self._now_ms = redis_now_ms
 
     async def position(self, namespace: str) -> tuple[str, int]:
-        """The newest record's id and namespace version (('0', 0) when empty)."""
+        """The newest record's id and namespace version; when the log holds no record, id
+        '0-0' and the namespace's version (0 unless Redis lost the log but kept the counter)."""
+        keys = self._ns(namespace)
         async with self._errors("log_position"):
-            last = await self._redis.xrevrange(self._ns(namespace).log, count=1)
-        if not last:
-            return "0", 0
+            last = await self._redis.xrevrange(keys.log, count=1)
+            if not last:
+                return "0-0", int(await self._redis.hget(keys.meta, "version") or 0)
         record_id, fields = last[0]
         return text(record_id), int(fields[b"ns"])
 

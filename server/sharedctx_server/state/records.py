@@ -86,10 +86,11 @@ def decode_page_token(token: str) -> str | None:
     raise ValueError("not a page token this server issued")
 
 
-def encode_resume_token(change: Change) -> str:
-    """The opaque token for resuming a Watch after `change`: its stream id and the namespace
-    version it carried (the version tells a resumed watch whether the capped log lost any)."""
-    return f"{change.id}~{change.namespace_version}"
+def encode_resume_token(point: ResumePoint) -> str:
+    """The opaque token for resuming a Watch after a change-log record: its stream id and the
+    namespace version it carried (the version tells a resumed watch whether the capped log lost
+    any)."""
+    return f"{point.record_id}~{point.version}"
 
 
 # A resume token: a Redis stream id (two unsigned 64-bit numbers) and a namespace version, in
