@@ -39,7 +39,7 @@ from .error_lines import line_has_warning
 from .markers import lines_marker, similar_marker
 from .masking import line_keys
 from .select import fingerprints, pick_distinct
-from .shapes import ASSERTED_VALUE, RUNNER_STAMP
+from .shapes import ASSERTED_VALUE, RUNNER_STAMP, SOURCE_GUTTER
 from .sizer import optimal_k
 from .stacktrace import Piece, elide_frames
 from .whitespace import collapse_ws
@@ -124,7 +124,7 @@ _EXCHANGE = re.compile(
 # closely; warnings' carets are left to the sizer.
 _EXPLAINS_REACH = 16
 _EXPLAINS = re.compile(
-    rf"^(?:{RUNNER_STAMP})?\s*(?:{ASSERTED_VALUE}\s*\S|(?:\d+\s*)?\|[\s|]*[\^~-]+\s+\S"
+    rf"^(?:{RUNNER_STAMP})?\s*(?:{ASSERTED_VALUE}\s*\S|{SOURCE_GUTTER}[\s|]*[\^~-]+\s+\S"
     r"|\d+\s*\|\s*\S|(?:= )?help: )"
 )
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from .shapes import SOURCE_GUTTER
+
 __all__ = ["collapse_ws", "normalise_lines"]
 
 _INNER_RUN = re.compile(r"[ \t]{2,}")
@@ -11,7 +13,7 @@ _INNER_RUN = re.compile(r"[ \t]{2,}")
 # whose spaces line the source up with the ^^^ markers below it, and the line-number gutter
 # of source a compiler or linter quotes ("12 |     sum", "   |     ^^^ expected i64", ruff's
 # "76 | |     self.detach()"): collapsed, the caret would point at another column.
-_LEADING = re.compile(r"[ \t]*(?:[>E][ \t]+)?(?:(?:\d+[ \t]*)?\|(?:[ \t]*[|/\\_])*[ \t]*)?")
+_LEADING = re.compile(rf"[ \t]*(?:[>E][ \t]+)?(?:{SOURCE_GUTTER}(?:[ \t]*[|/\\_])*[ \t]*)?")
 
 
 def normalise_lines(lines: list[str]) -> list[str]:

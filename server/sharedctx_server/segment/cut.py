@@ -33,7 +33,7 @@ import numpy.typing as npt
 from ..compress import detect
 from ..compress.error_lines import ErrorMemo
 from ..compress.progress import redraws, settle_line
-from ..compress.shapes import ASSERTED_VALUE, RUNNER_STAMP
+from ..compress.shapes import ASSERTED_VALUE, RUNNER_STAMP, SOURCE_GUTTER
 from ..compress.whitespace import collapse_ws
 from ..fit.error_signal import error_indicators
 from ..fit.segments import Segments, is_long_line, joined_cost, shown_line
@@ -115,7 +115,7 @@ _RULE = re.compile(r"^\s*(?:-{10,}|={10,})\s*$")
 # own line, and their quotes are indented: they need no rule of their own.)
 _DIAGNOSTIC = re.compile(r"^(?:error|warning)(?:\[\w+\])?: ")
 _QUOTED_SOURCE = re.compile(
-    r"^\s*(?:-->|:::) |^\s*(?:\d+\s*)?\|(?:\s|$)|^\s*= (?:note|help)|^\.\.\.$|^(?:help|note): "
+    rf"^\s*(?:-->|:::) |^\s*{SOURCE_GUTTER}(?:\s|$)|^\s*= (?:note|help)|^\.\.\.$|^(?:help|note): "
 )
 # An RFC 3339 time that CI runners and container logs put before every line (GitHub Actions,
 # `docker logs -t`, `kubectl logs --timestamps`), with the space after it, and one more space
