@@ -34,6 +34,54 @@ def test_a_kubectl_table_keeps_header_rare_statuses_and_counts(token_counter: To
     assert any(line.startswith("[... ") and line.endswith("rows omitted]") for line in out)
 
 
+def test_stacked_tables_are_read_each_under_its_own_header(token_counter: TokenCounter) -> None:
+    # `kubectl get all`: pods, services and deployments, each after a blank line. Read as one
+    # table, the later headers passed for rows and the rare status was lost among them.
+    _, pods = _pods(60)
+    services = ["NAME           TYPE        CLUSTER-IP    PORT(S)    AGE"] + [
+        f"service/svc-{i:<2}  ClusterIP   10.96.0.{i:<3}  {8000 + i}/TCP   {i + 1}d"
+        for i in range(30)
+    ]
+    deployments = ["NAME               READY   UP-TO-DATE   AVAILABLE   AGE"] + [
+        f"deployment/dep-{i:<2}  {'0/1' if i == 7 else '1/1'}     1            "
+        f"{0 if i == 7 else 1}           3d"
+        for i in range(30)
+    ]
+    text = "\n".join([*pods, "", *services, "", *deployments])
+    result = compress(text, count_tokens=token_counter.count, tool_name="kubectl")
+    assert result.compressor == "table"
+    assert result.compressed_tokens < 0.5 * result.original_tokens
+    out = result.text.split("\n")
+    assert out[0].startswith("[3 tables (aligned): 120 rows; kept the headers and ")
+    for header in (pods[0], services[0], deployments[0]):
+        assert header.split() in [line.split() for line in out]
+    assert [line.split()[0] for line in out if "CrashLoopBackOff" in line and "web-" in line] == [
+        "web-0025"
+    ]
+    assert "STATUS: Running 59, CrashLoopBackOff 1" in out
+    assert out.count("") == 2  # the tables stay apart as they were
+    (table,) = [
+        t for t in explain(text, count_tokens=token_counter.count).trials if t.name == "table"
+    ]
+    assert table.reason == "100% of the non-blank lines are 3 stacked tables under a header"
+
+
+def test_a_second_header_straight_under_a_table_starts_another(
+    token_counter: TokenCounter,
+) -> None:
+    # `df -h; df -i`: no blank line between, the second header begins like the first.
+    sizes = ["Filesystem  Size  Used Avail Use% Mounted on"] + [
+        f"/dev/sd{i:<3}  {i + 10}G   {i}G   10G  {i * 3}% /mnt/d{i}" for i in range(30)
+    ]
+    inodes = ["Filesystem   Inodes  IUsed  IFree IUse% Mounted on"] + [
+        f"/dev/sd{i:<3}   655360  {i * 700:<5}  650000 {i}% /mnt/d{i}" for i in range(30)
+    ]
+    result = compress("\n".join(sizes + inodes), count_tokens=token_counter.count)
+    out = result.text.split("\n")
+    assert result.compressor == "table" and out[0].startswith("[2 tables (aligned)")
+    assert inodes[0].split() in [line.split() for line in out]
+
+
 def test_ps_rows_split_on_whitespace_and_the_busiest_stay(token_counter: TokenCounter) -> None:
     lines = ["USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND"]
     for i in range(80):

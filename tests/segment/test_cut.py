@@ -363,6 +363,18 @@ def test_a_table_row_is_headed_by_the_header_row() -> None:
     assert "USER  PID %MEM COMMAND" not in heads
 
 
+def test_stacked_tables_rows_are_headed_by_their_own_header() -> None:
+    pods = "NAME       READY   STATUS    RESTARTS   AGE\n" + "".join(
+        f"pod/web-{i}  1/1     Running   {i}          {i}d\n" for i in range(6)
+    )
+    services = "NAME          TYPE        CLUSTER-IP   PORT(S)\n" + "".join(
+        f"service/s{i}    ClusterIP   10.96.0.{i}    80{i}/TCP\n" for i in range(6)
+    )
+    heads = dict(heads_of(pods + "\n" + services))
+    assert heads["pod/web-4  1/1     Running   4          4d"].startswith("NAME       READY")
+    assert heads["service/s4    ClusterIP   10.96.0.4    804/TCP"].startswith("NAME          TYPE")
+
+
 def test_blocks_are_headed_by_the_line_that_opens_them() -> None:
     def folder(path: str, size: int) -> str:
         files = "".join(

@@ -16,10 +16,12 @@ rows are kept as written.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .markers import form_header, omitted_marker
 from .plan import Attempt, Plan
 from .source import Source
-from .table_parse import Table, find_table
+from .table_parse import Section, Table, find_tables
 from .table_rows import MAX_KEYS, choose_rows
 from .whitespace import collapse_ws
 from .wording import counted, tally
@@ -37,7 +39,19 @@ def _aligned_rows(table: Table, positions: list[int]) -> list[str]:
     ]
 
 
-def _render(table: Table, source: Source) -> Attempt:
+@dataclass(frozen=True)
+class _Shown:
+    """One table as the form shows it: its lines, and what was kept of it and why."""
+
+    lines: list[str]
+    rows: int
+    kept: int
+    why: list[str]
+    counted: list[str]
+
+
+def _show(table: Table, source: Source, end: int) -> _Shown:
+    """`table` (its lines end before line `end`) with its notable rows, the others marked."""
     raw = source.raw_lines
     config = source.config
     notable = (r for r, i in enumerate(table.rows) if source.judged.is_notable(raw[i]))
@@ -49,7 +63,6 @@ def _render(table: Table, source: Source) -> Attempt:
         tail=config.table_tail_rows,
     )
     kept = sorted(pick.keep)
-    n = len(table.rows)
     start = table.header if table.header is not None else table.rows[0]
     if table.style == "aligned":
         shown = _aligned_rows(table, kept)
@@ -67,7 +80,7 @@ def _render(table: Table, source: Source) -> Attempt:
         [(i, r) for r, i in enumerate(table.rows)] + [(i, -1) for i in table.others if i > start]
     )
     gap: list[int] = []
-    for i, r in [*order, (len(raw), -2)]:
+    for i, r in [*order, (end, -2)]:
         if r >= 0 and r not in rows:
             gap.append(r)
             continue
@@ -82,33 +95,69 @@ def _render(table: Table, source: Source) -> Attempt:
         elif r == -1:
             body.append(collapse_ws(raw[i]))
     body += [f"{name}: {tally(counts.elements())}" for name, counts in pick.counted]
-    omitted = n - len(kept)
-    why = ", ".join(["first and last", *pick.why])
-    shape = f"{table.style}, {counted(len(table.columns), 'column')}"
-    if table.header is None:
-        shape += ", no header"
-    summary = (
-        f"table ({shape}): {counted(n, 'row')}; kept {'the header and ' if header else ''}"
-        f"{counted(len(kept), 'row')} ({why})"
-    )
-    if omitted:
-        summary += f"; {omitted:,} rows omitted"
-    if pick.counted:
-        summary += "; values counted for " + ", ".join(name for name, _ in pick.counted)
+    counted_names = [name for name, _ in pick.counted]
+    return _Shown(body, len(table.rows), len(kept), pick.why, counted_names)
+
+
+def _summary(what: str, shown: list[_Shown], headers: bool) -> str:
+    n = sum(s.rows for s in shown)
+    kept = sum(s.kept for s in shown)
+    why = ", ".join(dict.fromkeys(["first and last", *(w for s in shown for w in s.why)]))
+    heads = "the headers and " if len(shown) > 1 else "the header and " if headers else ""
+    summary = f"{what}: {counted(n, 'row')}; kept {heads}{counted(kept, 'row')} ({why})"
+    if n > kept:
+        summary += f"; {n - kept:,} rows omitted"
+    names = list(dict.fromkeys(name for s in shown for name in s.counted))
+    if names:
+        summary += "; values counted for " + ", ".join(names)
+    return summary
+
+
+def _render(sections: list[Section], source: Source) -> Attempt:
+    raw = source.raw_lines
+    body: list[str] = []
+    shown: list[_Shown] = []
+    for section in sections:
+        if body and not raw[section.start - 1].strip():
+            body.append("")  # stacked tables stay apart as they were
+        if section.table is None:
+            lines = (raw[i] for i in range(section.start, section.end))
+            body += [collapse_ws(line) for line in lines if line.strip()]
+            continue
+        shown.append(_show(section.table, source, section.end))
+        body += shown[-1].lines
+    first = sections[0].table if len(sections) == 1 else None
+    if first is not None:
+        shape = f"{first.style}, {counted(len(first.columns), 'column')}"
+        if first.header is None:
+            shape += ", no header"
+        what = f"table ({shape})"
+    else:
+        styles = ", ".join(dict.fromkeys(s.table.style for s in sections if s.table))
+        what = f"{counted(len(shown), 'table')} ({styles})"
+    summary = _summary(what, shown, first is None or first.header is not None)
+    omitted = sum(s.rows - s.kept for s in shown)
     dropped = (f"{counted(omitted, 'row')}",) if omitted else ()
     return Attempt("\n".join([form_header(summary), *body]), dropped)
 
 
 def plan_table(source: Source) -> Plan | None:
-    """The table compressor, if the content is mostly one table."""
-    table = find_table(source.raw_lines)
-    if table is None:
+    """The table compressor, if the content is mostly one table or stacked tables."""
+    sections = find_tables(source.raw_lines)
+    if not sections:
         return None
-    nonblank = len(source.nonblank_raw)
-    understood = nonblank - len(table.others)
-    share = understood / nonblank if nonblank else 0.0
-    reason = (
-        f"{share:.0%} of the non-blank lines are a table ({table.style}) of "
-        f"{counted(len(table.columns), 'column')} under a header"
+    raw = source.raw_lines
+    tables = [s.table for s in sections if s.table]
+    understood = sum(
+        sum(1 for i in range(s.start, s.end) if raw[i].strip()) - len(s.table.others)
+        for s in sections
+        if s.table
     )
-    return Plan("table", share, reason, lambda: _render(table, source))
+    nonblank = len(source.nonblank_raw)
+    share = understood / nonblank if nonblank else 0.0
+    if len(tables) == 1:
+        what = f"a table ({tables[0].style}) of {counted(len(tables[0].columns), 'column')}"
+    else:
+        what = f"{len(tables)} stacked tables"
+    reason = f"{share:.0%} of the non-blank lines are {what} under a header"
+    return Plan("table", share, reason, lambda: _render(sections, source))

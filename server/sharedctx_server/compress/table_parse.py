@@ -11,6 +11,11 @@ Two shapes:
 
 The header is looked for among the first lines (a preamble, like dpkg's legend, is kept as
 it was); a rule of dashes or `=` under it is recognised and skipped.
+
+Tables may come stacked, each under its own header (`kubectl get all`: pods, services,
+deployments, each table after a blank line; `df -h; df -i`: the second header straight under
+the first table): read as one, their rows would mix columns that mean different things and
+the later headers would pass for rows. find_tables reads each on its own.
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ import csv
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
-__all__ = ["Table", "find_table"]
+__all__ = ["Section", "Table", "find_table", "find_tables"]
 
 _HEADER_SEARCH = 12  # a header must start within this many non-blank lines
 _PROBE_ROWS = 60  # rows read to judge a header candidate
@@ -301,3 +307,57 @@ def find_table(raw_lines: list[str]) -> Table | None:
             preamble = tuple(index[:offset])
             return replace(table, others=preamble + table.others)
     return None
+
+
+@dataclass(frozen=True)
+class Section:
+    """Lines `start` to `end` (exclusive) of stacked tables, and the table read in them (None:
+    lines that read as no table, such as a header with too few rows under it)."""
+
+    start: int
+    end: int
+    table: Table | None
+
+
+def _shifted(table: Table, by: int) -> Table:
+    """`table` with its line indices moved `by` lines down (read in a slice, placed back)."""
+    return replace(
+        table,
+        header=None if table.header is None else table.header + by,
+        rule=None if table.rule is None else table.rule + by,
+        rows=tuple(i + by for i in table.rows),
+        others=tuple(i + by for i in table.others),
+    )
+
+
+def _restarts(lines: list[str], i: int, lead: str) -> bool:
+    """Whether line `i` is the header of another table: it reads as column names and follows
+    a blank line, or begins with the first header's first word (`Filesystem`, `NAME`)."""
+    words = lines[i].split()
+    if not _labels(words) or _RECORD.match(lines[i]) or _HEADING.match(lines[i]):
+        return False
+    return not lines[i - 1].strip() or words[0] == lead
+
+
+def find_tables(raw_lines: list[str]) -> list[Section]:
+    """The tables in `raw_lines`: one section for one table, several for stacked tables
+    (module docstring), none when there is no table."""
+    first = find_table(raw_lines)
+    if first is None:
+        return []
+    whole = [Section(0, len(raw_lines), first)]
+    if first.header is None:
+        return whole
+    lead = raw_lines[first.header].split()[0]
+    cuts = [i for i in range(first.header + 2, len(raw_lines)) if _restarts(raw_lines, i, lead)]
+    if not cuts:
+        return whole
+    sections: list[Section] = []
+    for start, end in pairwise([0, *cuts, len(raw_lines)]):
+        table = find_table(raw_lines[start:end])
+        if table is not None and (
+            table.header is None or any(i > table.header for i in table.others)
+        ):
+            table = None  # each stacked table is a header and rows, nothing else
+        sections.append(Section(start, end, table and _shifted(table, start)))
+    return sections if sum(1 for s in sections if s.table) >= 2 else whole

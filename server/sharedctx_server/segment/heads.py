@@ -8,7 +8,8 @@ allows, so these are found once, at Put:
 - block heads: a line that opens a block (compress.blocks: a commit, a folder, a section, a
   record of a listing such as `kubectl describe`'s `Name:`) heads every segment after it up
   to the next block head;
-- else a table's header row (compress.table_parse) heads every segment below it.
+- else a table's header row (compress.table_parse) heads every segment below it (each of
+  stacked tables' headers, the segments of its own table).
 A head is a segment of at most HEAD_TOKENS tokens; a longer one would cost more than it says.
 """
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..compress.blocks import opens_block, record_key
-from ..compress.table_parse import find_table
+from ..compress.table_parse import find_tables
 
 __all__ = ["HEAD_TOKENS", "segment_heads"]
 
@@ -39,12 +40,14 @@ def segment_heads(lines: list[str], starts: Sequence[int], tokens: Sequence[int]
             elif current >= 0:
                 heads[k] = current
         return heads
-    table = find_table(lines)
-    if table is None or table.header is None:
-        return heads
-    header = max(k for k in range(n) if starts[k] <= table.header)
-    if tokens[header] > HEAD_TOKENS:
-        return heads
-    for k in range(header + 1, n):
-        heads[k] = header
+    for section in find_tables(lines):
+        if section.table is None or section.table.header is None:
+            continue
+        header = max(k for k in range(n) if starts[k] <= section.table.header)
+        if tokens[header] > HEAD_TOKENS:
+            continue
+        for k in range(header + 1, n):
+            if starts[k] >= section.end:
+                break
+            heads[k] = header
     return heads
