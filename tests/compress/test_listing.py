@@ -155,6 +155,16 @@ def test_du_of_folders_counts_entries_and_takes_sizes_from_du(token_counter: Tok
     assert any(line.startswith("lib/pkg3/ (12 entries, 166K): ") for line in out)
 
 
+def test_env_output_is_not_a_listing(token_counter: TokenCounter) -> None:
+    # `HOME=/root` is one word with slashes, like a line of `find`: read as one, the form
+    # said `HOME=/ (1 file): root`.
+    names = ["HOME=/root", "PATH=/usr/local/bin:/usr/bin:/bin", "SHELL=/bin/bash", "LANG=C.UTF-8"]
+    text = "\n".join(names + [f"SSL_CERT_FILE_{i}=/etc/ssl/certs/ca-{i}.crt" for i in range(40)])
+    result = compress(text, count_tokens=token_counter.count)
+    assert result.compressor != "listing" and "file)" not in result.text
+    assert "HOME=/root" in result.text.split("\n")
+
+
 def test_sibling_folders_with_the_same_names_share_a_line(token_counter: TokenCounter) -> None:
     paths = [f"/usr/share/doc/pkg{i}/{n}" for i in range(30) for n in ("copyright", "changelog.gz")]
     result = compress("\n".join(paths), count_tokens=token_counter.count)

@@ -51,6 +51,9 @@ _TREE_ATTRS = re.compile(r"^\[(?P<attrs>[^\]]*)\]\s+(?P<name>.*)$")
 _TREE_SUMMARY = re.compile(r"^\d+ director(?:y|ies)(?:, \d+ files?)?$")
 _DU = re.compile(r"^(?P<size>[\d.,]+[KMGTPE]?)\t(?P<path>.+)$")
 _PATH = re.compile(r"^(?:/|\./|\.\./|~/)?[^\s/]+(?:/[^\s/]*)*$")
+# A variable's assignment (`env`, `printenv`, `set`: `HOME=/root`) is one word like a path
+# of `find`, but no listing prints one.
+_ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
 _SIZE = re.compile(r"^(?P<number>\d+(?:[.,]\d+)?)(?P<unit>[KMGTPE]?)$")
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50, "E": 1 << 60}
 
@@ -229,7 +232,7 @@ class _Reader:
             self.listing.understood += 1
             self._other(stripped, notable=True)
             return
-        if _PATH.match(stripped):
+        if _PATH.match(stripped) and not _ASSIGNMENT.match(stripped):
             self._path(stripped)
             return
         self._other(line.strip(), notable=False)
@@ -310,13 +313,17 @@ def bare_names_only(text: str, nonblank: int) -> bool:
     bare names in one folder, the `ls -1` shape a CSV without spaces has. Cheap: one split.
 
     It can when every non-blank line is one word (as many words as lines) and no word is a
-    path, a folder header (`name:`), `.`, `..` or a tree branch, in a text without tabs (a du
-    line is a size, a tab and a path). Such a line matches none of the reader's shapes but a
-    bare name of the current folder, and no line ever changes that folder.
+    path, a folder header (`name:`), `.`, `..`, a tree branch or an assignment (`env`'s
+    `LANG=C.UTF-8`), in a text without tabs (a du line is a size, a tab and a path). Such a
+    line matches none of the reader's shapes but a bare name of the current folder, and no
+    line ever changes that folder.
     """
     if "\t" in text or "/" in text:
         return False
     words = text.split()
     if len(words) != nonblank:
         return False  # a line holds spaces: it may be an entry of another shape
-    return not any(w[-1] == ":" or w in (".", "..") or w in _TREE_BRANCHES for w in words)
+    return not any(
+        w[-1] == ":" or w in (".", "..") or w in _TREE_BRANCHES or _ASSIGNMENT.match(w)
+        for w in words
+    )
