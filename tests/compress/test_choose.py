@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -18,12 +19,14 @@ from sharedctx_server.compress.error_lines import (
 from sharedctx_server.compress.explanation import explanation_data, explanation_lines
 from sharedctx_server.compress.select import fingerprints
 from sharedctx_server.compress.sizer import optimal_k
+from sharedctx_server.compress.whitespace import collapse_ws
 from sharedctx_server.fit import (
     compute_optimal_k,
     count_clusters,
     count_unique_simhash,
     sizer_profile,
 )
+from sharedctx_server.fit.error_signal import _SIGNALS
 from sharedctx_server.tokens import TokenCounter
 
 from .strategies import UNICODE, error_lines, noise_lines, routine_lines
@@ -144,6 +147,17 @@ def test_the_error_scan_finds_exactly_the_error_lines(lines: list[str]) -> None:
     assert ErrorMemo().flags(lines) == expected
     memo = ErrorMemo()
     assert [memo(line) for line in lines] == expected
+
+
+@pytest.mark.parametrize("signal", range(len(_SIGNALS)))
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_the_error_scan_misses_no_line_an_error_signal_matches(signal: int, data: Any) -> None:
+    # The scan's vocabulary is written apart from the signals' (narrower, for speed): any
+    # text a signal's pattern matches must pass it, or a new signal's lines would be dropped
+    # by the compressors without a word (the linker's `undefined reference` once was).
+    line = collapse_ws(data.draw(st.from_regex(_SIGNALS[signal].pattern)))
+    assert not line_has_error(line) or (ErrorMemo()(line) and error_flags([line] * 4) == [True] * 4)
 
 
 # Lines joined by newlines and by `\n` escapes, some escapes themselves escaped (`\\n`).

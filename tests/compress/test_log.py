@@ -376,3 +376,14 @@ def test_what_a_plan_destroys_or_replaces_is_kept_as_a_warning(
     assert len(out) < 120
     kept = [" ".join(line.split()) for line in out]
     assert all(" ".join(line.split()) in kept for line in destructive)
+
+
+def test_every_undefined_reference_of_a_link_is_kept(token_counter: TokenCounter) -> None:
+    lines = [f"gcc -c src/module_{i}.c -o build/module_{i}.o -O2 -Wall" for i in range(400)]
+    for i, at in enumerate((50, 120, 200, 260, 390)):
+        lines[at] = f"/usr/bin/ld: build/m{at}.o:(.text+0x{i}1): undefined reference to `f{i}'"
+    text = "\n".join(lines)
+    result = compress(text, count_tokens=token_counter.count, kind="log")
+    assert result.compressed_tokens < 0.5 * result.original_tokens
+    assert missing_error_lines(text, result.text) == []
+    assert sum("undefined reference" in line for line in result.text.split("\n")) == 5

@@ -98,28 +98,31 @@ _NEEDLES = (
     "unavailable",
     "gateway",
     "assert",
+    "undefined reference",  # the linker's
 )
-# The rest of the vocabulary: phrases whose words a tab or double space may separate, and the
-# shapes anchored at a line start (the scanned text starts with a newline, so "\n" anchors).
+# The rest of the vocabulary: phrases whose words a tab or double space may separate, each
+# with a literal it needs (a line without it is not searched), and the shapes anchored at a
+# line start (`npm ` may come first, as fit.error_signal's label signal allows).
+_PHRASE_PATTERNS = (
+    ("timed", r"timed\s+out"),
+    ("caused", r"caused\s+by"),
+    ("memory", r"out\s+of\s+memory"),
+    ("dumped", r"core\s+dumped"),
+    ("overflow", r"stack\s+overflow"),
+    ("code", r"return\s*code"),
+    ("segmentation", r"segmentation\s+fault"),
+    ('"', r'file\s+"'),
+    ("rc", r"rc\s*[:=]?\s*-?\d"),
+    ("5", r"(?:status|http|response|code)\S*\s*[:=]?\s*5\d\d"),
+)
+_LINE_START_SHAPES = r"at\s|\d+:\s+0x|(?:npm\s+)?(?:e\d{3,5}:|e:\s)|e\s"
+# For a whole text scanned at once (it starts with a newline, so "\n" anchors a line start).
 # Each pattern starts with a literal, which the regex engine finds at C speed.
-_LINE_START_SHAPES = r"at\s|\d+:\s+0x|e\d{3,5}:|e:\s|e\s"
-_SHAPES = tuple(
-    re.compile(p)
-    for p in (
-        r"timed\s+out",
-        r"caused\s+by",
-        r"out\s+of\s+memory",
-        r"core\s+dumped",
-        r"stack\s+overflow",
-        r"return\s*code",
-        r"segmentation\s+fault",
-        r'file\s+"',
-        r"rc\s*[:=]?\s*-?\d",
-        # Only the newline is matched (the rest looks ahead): were the match to run on into
-        # the next line ("\ne\n" for a bare "E" line), that line would never be scanned.
-        r"\n(?=[ \t]*(?:" + _LINE_START_SHAPES + "))",
-        r"(?:status|http|response|code)\S*\s*[:=]?\s*5\d\d",
-    )
+_SHAPES = (
+    *(re.compile(pattern) for _, pattern in _PHRASE_PATTERNS),
+    # Only the newline is matched (the rest looks ahead): were the match to run on into the
+    # next line ("\ne\n" for a bare "E" line), that line would never be scanned.
+    re.compile(r"\n(?=[ \t]*(?:" + _LINE_START_SHAPES + "))"),
 )
 
 
@@ -158,30 +161,16 @@ def _may_be_error(line: str) -> bool:
     if any(n in lowered for n in _NEEDLES):
         return True
     head = lowered.lstrip(" \t")
-    if head[:1] in ("a", "e") or head[:1].isdigit():
+    if head[:1] in ("a", "e", "n") or head[:1].isdigit():
         if _LINE_START.match(head):
             return True
     return any(literal in lowered and shape.search(lowered) for literal, shape in _PHRASES)
 
 
-# The shapes of _SHAPES anchored at a line start, for a line with its indentation stripped,
-# and the others with a literal each needs.
+# For one line (its indentation stripped): the line-start shapes, and each phrase with its
+# literal.
 _LINE_START = re.compile(_LINE_START_SHAPES)
-_PHRASES = tuple(
-    (literal, re.compile(pattern))
-    for literal, pattern in (
-        ("timed", r"timed\s+out"),
-        ("caused", r"caused\s+by"),
-        ("memory", r"out\s+of\s+memory"),
-        ("dumped", r"core\s+dumped"),
-        ("overflow", r"stack\s+overflow"),
-        ("code", r"return\s*code"),
-        ("segmentation", r"segmentation\s+fault"),
-        ('"', r'file\s+"'),
-        ("rc", r"rc\s*[:=]?\s*-?\d"),
-        ("5", r"(?:status|http|response|code)\S*\s*[:=]?\s*5\d\d"),
-    )
-)
+_PHRASES = tuple((literal, re.compile(pattern)) for literal, pattern in _PHRASE_PATTERNS)
 
 
 def _maybe_error(units: Sequence[str]) -> set[int]:
