@@ -180,6 +180,30 @@ async def test_a_port_taken_by_another_servers_workers_is_refused_before_anythin
     assert "worker" not in done.stderr  # refused by the supervisor, before any worker
 
 
+def test_workers_need_a_tcp_port_with_or_without_a_host() -> None:
+    from sharedctx_server.workers import _check_port_free
+
+    _check_port_free(f":{free_port()}")  # every interface: an empty host, as Settings allows
+    done = subprocess.run(
+        [sys.executable, "-m", "sharedctx.cli", "serve", "--workers", "2",
+         "--listen", "unix:/tmp/sharedctx-workers-test.sock"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "workers share one TCP port (SO_REUSEPORT), which a unix socket cannot be" in (
+        done.stderr
+    )
+
+
+def test_the_address_served_is_said_with_its_port_or_as_the_socket_path() -> None:
+    from sharedctx_server.server import listening_on
+
+    assert listening_on("127.0.0.1:0", 50123) == "127.0.0.1:50123"
+    assert listening_on("[::1]:0", 50123) == "[::1]:50123"
+    assert listening_on(":50051", 50051) == ":50051"
+    assert listening_on("unix:/run/sharedctx.sock", 1) == "unix:/run/sharedctx.sock"  # not :1
+
+
 def test_far_more_workers_than_cpus_is_warned_about_and_more_than_the_limit_refused() -> None:
     many = 2 * cpu_limit() + 1
     env = {**os.environ, "SHAREDCTX_MAX_WORKERS": str(many)}

@@ -249,8 +249,16 @@ async def _start_serving(
     )
     reaper = ExpiryReaper(core.store, settings.expiry_poll_seconds, running.stopping)
     running.tasks.append(asyncio.create_task(reaper.run()))
-    log.info("sharedctx serving on %s (port %d)", settings.listen, port)
+    log.info("sharedctx serving on %s", listening_on(settings.listen, port))
     return running
+
+
+def listening_on(listen: str, port: int) -> str:
+    """The address served: `listen` with the port bound (port 0 picks one); a unix socket's
+    path as given (gRPC reports port 1 for it)."""
+    if listen.startswith(("unix:", "unix-abstract:")):
+        return listen
+    return f"{listen.rpartition(':')[0]}:{port}"
 
 
 async def _open_core(
@@ -382,8 +390,7 @@ def _bind(server: grpc.aio.Server, settings: Settings, credentials: Any) -> int:
 async def serve(settings: Settings) -> None:
     """Run until SIGTERM/SIGINT, then drain gracefully (`--workers N`: workers.py)."""
     running = await start(settings)
-    host = settings.listen.rsplit(":", 1)[0]
-    print(f"sharedctx listening on {host}:{running.port}", flush=True)
+    print(f"sharedctx listening on {listening_on(settings.listen, running.port)}", flush=True)
     await run_until_signalled(running, settings)
 
 

@@ -132,12 +132,18 @@ def _check_port_free(listen: str) -> None:
     SO_REUSEPORT, which another server's workers would share: without this check a second
     `serve --workers N` on the same port starts, and the kernel splits the clients between
     two servers (two stores, with different --data-dir or --redis-url)."""
-    host, port = parse_listen(listen)  # checked by Settings already
+    if listen.startswith(("unix:", "unix-abstract:")):
+        raise ConfigError(
+            f"--listen {listen}: workers share one TCP port (SO_REUSEPORT), which a unix "
+            "socket cannot be; listen on HOST:PORT, or run one worker"
+        )
+    host, _, port_text = listen.rpartition(":")  # HOST:PORT, checked by Settings already
+    port = int(port_text)
     if port == 0:
         return
     try:
         family, kind, proto, _, address = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+            host.strip("[]") or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
         )[0]
         with socket.socket(family, kind, proto) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
