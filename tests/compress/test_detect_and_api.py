@@ -20,6 +20,7 @@ from sharedctx_server.compress import (
     looks_binary,
 )
 from sharedctx_server.compress.config import DEFAULT_CONFIG, tool_key
+from sharedctx_server.fit.segments import omission_marker, shown_line
 from sharedctx_server.tokens import TokenCounter
 
 PROSE = " ".join(
@@ -183,6 +184,11 @@ def test_content_carrying_a_marker_is_a_compressed_form(token_counter: TokenCoun
     assert not has_marker(f"+- in an object, one member `{member}`\n")
     assert has_marker(f'{{\n  "name": "x",\n  {member}\n}}\n')
     assert has_marker(f'{{"name": "x", {member}}}')
+    # A Fit excerpt put back as an entry is a reduced form already.
+    excerpt = f"{LOG}\n{omission_marker(412)}\n{shown_line('GET /x?' + 'a=1&' * 400)}\n"
+    assert has_marker(excerpt) and has_marker(f"{LOG}\n{omission_marker(1)}")
+    assert has_marker(f"{LOG}\n{shown_line('x ' * 800)}")
+    assert not has_marker("an excerpt says [... 12 lines omitted ...] where lines were left out")
 
 
 def test_describe() -> None:

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sharedctx_server.errors import InvalidArgument
 from sharedctx_server.fit import (
     FACTORS,
     Candidates,
@@ -226,8 +225,9 @@ def test_only_eligible_candidates_pass_score_to_neighbours() -> None:
     assert gain.tolist() == [0.1, 0.0]
 
 
-def test_mismatched_query_embedding_is_an_invalid_argument() -> None:
-    with pytest.raises(InvalidArgument):
+def test_mismatched_query_embedding_is_a_value_error() -> None:
+    # A server fault (one model embeds both sides), reported as INTERNAL, not the caller's.
+    with pytest.raises(ValueError, match="query_embedding has 5 dimensions, entries have"):
         score_candidates(candidates(3), now=NOW, query_embedding=np.ones(5))
 
 

@@ -3,9 +3,11 @@
 A text that already carries one is a compressed form: compressing it again returns it as is,
 which is what makes compression idempotent (see `compress`).
 
-Besides the markers in place of what was left out, the structural compressors (listings,
-tables, diffs, test reports, sources, markup) open their form with a header line saying what
-the form is and what it left out, ending `; Get with full=true for all]`.
+A Fit excerpt's markers (`[... 12 lines omitted ...]`) count too: an excerpt put back as an
+entry is a reduced form already. Besides the markers in place of what was left out, the
+structural compressors (listings, tables, diffs, test reports, sources, markup) open their
+form with a header line saying what the form is and what it left out, ending `; Get with
+full=true for all]`.
 """
 
 from __future__ import annotations
@@ -41,7 +43,9 @@ _MARKER = re.compile(
     r"|\[\.\.\. \d+ chars omitted\](?:\\n|\")"
     r"|(?:^[ \t]*|[\[,:] ?)\"… \d+ of \d+ (?:items|keys) omitted(?: \([^\n]*?\))?"
     r"; Get with full=true for all\"(?=[ \t]*(?:[,\]}]|$))"
-    r"|(?:^[ \t]*| )\[\.\.\. [\d,]+ [a-z][\w -]{0,40} omitted(?:: [^\]\n]{0,2000})?\]$",
+    r"|(?:^[ \t]*| )\[\.\.\. [\d,]+ [a-z][\w -]{0,40} omitted(?:: [^\]\n]{0,2000})?\]$"
+    # A Fit excerpt's (fit.segments): left-out lines, and the tail of a long line.
+    r"|^\[\.\.\. [\d,]+ lines? omitted \.\.\.\]$|\S \[\.\.\. [\d,]+ chars omitted \.\.\.\]$",
     re.MULTILINE,
 )
 _HEADER = re.compile(r"\[[^\n]*; Get with full=true for all\]$", re.MULTILINE)

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.errors import InvalidArgument
 from sharedctx_server.fit.factors import forward_reference_score, token_density_scores
 from sharedctx_server.fit.neighbours import Neighbours, neighbour_gain, thread_neighbours
 from sharedctx_server.fit.normalise import SimilarityNorm, normalise_similarity
@@ -256,8 +255,10 @@ def _semantic(
         return np.zeros(n, dtype=np.float64)
     query = np.asarray(query_embedding, dtype=np.float32).ravel()
     if query.shape[0] != c.embeddings.shape[1]:
-        dims = f"has {query.shape[0]} dimensions, entries have {c.embeddings.shape[1]}"
-        raise InvalidArgument("query_embedding", dims)
+        # Not the caller's mistake: the server embeds both sides with one model.
+        raise ValueError(
+            f"query_embedding has {query.shape[0]} dimensions, entries have {c.embeddings.shape[1]}"
+        )
     norm = float(np.linalg.norm(query))
     if norm == 0 or not np.isfinite(norm):
         return np.zeros(n, dtype=np.float64)
