@@ -9,6 +9,10 @@ from typing import Any
 
 import msgpack
 
+# What a namespace (and a prefix of one, in quotas and grants) may hold. state/keys.py relies
+# on it: no brace can end the Redis Cluster hash tag a namespace sits in.
+NAMESPACE_CHARS = "[A-Za-z0-9._:/-]"
+
 
 class Kind(IntEnum):
     """What an entry is (values match the proto enum)."""

@@ -33,6 +33,7 @@ from ..fit import (
 )
 from ..fit.weights import WEIGHT_PRESETS
 from ..model import (
+    NAMESPACE_CHARS,
     EntryMeta,
     Following,
     KeysPage,
@@ -51,7 +52,7 @@ from ..state.records import decode_page_token, decode_resume_token
 
 T = TypeVar("T")
 
-_NAMESPACE_RE = re.compile(r"[A-Za-z0-9._:/-]+")
+_NAMESPACE_RE = re.compile(f"{NAMESPACE_CHARS}+")
 # C0 and C1 control characters, DEL included.
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _EMBED_MODES = (pb.EMBED_UNSPECIFIED, pb.EMBED_SYNC, pb.EMBED_ASYNC)
@@ -97,11 +98,11 @@ def _set_by(setting: str) -> str:
 
 
 def namespace(value: str, limits: Limits) -> str:
-    """A namespace is 1..max characters of [A-Za-z0-9._:/-]."""
+    """A namespace is 1..max characters of NAMESPACE_CHARS."""
     if not value:
         raise InvalidArgument(
             "namespace",
-            f"is required (1-{limits.max_namespace_chars} characters of [A-Za-z0-9._:/-])",
+            f"is required (1-{limits.max_namespace_chars} characters of {NAMESPACE_CHARS})",
         )
     if len(value) > limits.max_namespace_chars:
         raise InvalidArgument(
@@ -112,7 +113,7 @@ def namespace(value: str, limits: Limits) -> str:
     if not _NAMESPACE_RE.fullmatch(value):
         bad = next(c for c in value if not _NAMESPACE_RE.fullmatch(c))
         raise InvalidArgument(
-            "namespace", f"may only hold characters of [A-Za-z0-9._:/-]; found {bad!r}"
+            "namespace", f"may only hold characters of {NAMESPACE_CHARS}; found {bad!r}"
         )
     return value
 
@@ -396,7 +397,7 @@ def namespaces(req: pb.NamespacesRequest, limits: Limits) -> NamespacesPage:
         if len(req.prefix) > limits.max_namespace_chars or not _NAMESPACE_RE.fullmatch(req.prefix):
             raise InvalidArgument(
                 "prefix",
-                f"must be at most {limits.max_namespace_chars} characters of [A-Za-z0-9._:/-]",
+                f"must be at most {limits.max_namespace_chars} characters of {NAMESPACE_CHARS}",
             )
     size = _page_size(req.page_size, limits)
     return NamespacesPage(req.prefix, size, _page_cursor(req.page_token, req.prefix, "Namespaces"))

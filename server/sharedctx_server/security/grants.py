@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import PermissionDenied
+from ..model import NAMESPACE_CHARS
 
 READ, WRITE, ADMIN = "read", "write", "admin"
 PERMISSIONS = (READ, WRITE, ADMIN)
@@ -40,7 +41,7 @@ OPEN_SERVICES = frozenset(
         "grpc.reflection.v1.ServerReflection",
     }
 )
-_PREFIX_RE = re.compile(r"[A-Za-z0-9._:/-]+")
+_PREFIX_RE = re.compile(f"{NAMESPACE_CHARS}+")
 
 
 # RPCs that span namespaces: a caller with `read` on any prefix may call them, and sees only
@@ -72,7 +73,7 @@ class Grant:
             if prefix != ALL_NAMESPACES and not _PREFIX_RE.fullmatch(prefix):
                 raise ValueError(
                     f"namespace prefix {prefix!r} is not valid: use characters of "
-                    '[A-Za-z0-9._:/-] (prefixes, not globs: "team-a/" not "team-a/*"), '
+                    f'{NAMESPACE_CHARS} (prefixes, not globs: "team-a/" not "team-a/*"), '
                     'or "*" for every namespace'
                 )
         if not _is_str_list(permissions) or not permissions:

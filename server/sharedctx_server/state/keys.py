@@ -35,8 +35,9 @@ Embeddings live inside the namespace's hash tag (tenants share nothing, a namesp
 one slot) and are keyed by content hash + model id: unchanged content is never embedded twice,
 and vectors of two models never mix.
 
-Namespaces are restricted to [A-Za-z0-9._:/-], so they can never contain the braces that
-would move the hash tag; entry keys come after the tag and may hold any UTF-8.
+Namespaces are restricted to [A-Za-z0-9._:/-] (model.NAMESPACE_CHARS), so they can never
+hold the braces that would move the hash tag; entry keys come after the tag and may hold any
+UTF-8.
 """
 
 from __future__ import annotations

@@ -24,13 +24,14 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from ..errors import ConfigError, LimitExceeded
+from ..model import NAMESPACE_CHARS
 from ..settings import Settings
 
 Policy = Literal["reject", "evict_oldest"]
 POLICIES: tuple[Policy, ...] = ("reject", "evict_oldest")
 MAX_ENTRIES, MAX_BYTES = "max_entries", "max_bytes"
 # Prefixes use the namespace alphabet; "" covers every namespace.
-_PREFIX_RE = re.compile(r"[A-Za-z0-9._:/-]*")
+_PREFIX_RE = re.compile(f"{NAMESPACE_CHARS}*")
 _FIELDS = (MAX_ENTRIES, MAX_BYTES, "policy")
 
 
@@ -177,7 +178,7 @@ def load_overrides(path: Path, default: Quota) -> dict[str, Quota]:
         where = f"{path}: namespaces[{prefix!r}]"
         if not _PREFIX_RE.fullmatch(prefix):
             raise ConfigError(
-                f"{where}: a prefix may only hold characters of [A-Za-z0-9._:/-] "
+                f"{where}: a prefix may only hold characters of {NAMESPACE_CHARS} "
                 '(prefixes, not globs: "team-a/" not "team-a/*"; "" for every namespace)'
             )
         if not isinstance(item, dict):
