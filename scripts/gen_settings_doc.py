@@ -52,6 +52,11 @@ _OTHER_VARIABLES = (
     ("`SHAREDCTX_TARGET`", "client commands", "server address, as `--target`"),
     ("`SHAREDCTX_TOKEN`", "client commands", "bearer token, as `--token`"),
     ("`SHAREDCTX_TLS_CA`", "client commands", "CA certificate (PEM) to trust, as `--tls-ca`"),
+    ("`SHAREDCTX_MCP_NAMESPACE`", "mcp", "the one namespace the tools use, as `--namespace`"),
+    ("`SHAREDCTX_MCP_LISTEN`", "mcp", "address of `--transport http`, as `--listen`"),
+    ("`SHAREDCTX_MCP_HTTP_TOKEN`", "mcp",
+     "bearer token MCP clients must send over HTTP, as `--http-token`"),
+    ("`SHAREDCTX_UI_LISTEN`", "ui", "address of the web inspector, as `--listen`"),
 )  # fmt: skip
 
 # Defaults that are words, not values to type.

@@ -1,7 +1,7 @@
 """Domain errors: small, named, free of transport concerns.
 
 The server boundary (`sharedctx_server.edge.status`) is the one place that turns these into gRPC
-status codes; nothing below it imports grpc.
+status codes.
 """
 
 from __future__ import annotations

@@ -89,8 +89,10 @@ LISTEN = Rule(
     lambda v: v.startswith(("unix:", "unix-abstract:")) or _host_port(v, host_required=False),
     "HOST:PORT (e.g. 127.0.0.1:50051) or unix:PATH",
 )
-# gRPC's message size limits are C ints, and server.py adds 1 MiB of framing to max_batch_bytes.
+# gRPC's message size limits are C ints; server.py sizes its messages to hold a full batch,
+# or one Put of a content and a compressed form of the largest size, plus 1 MiB of framing.
 _MAX_BATCH_BYTES = 2**31 - 1 - 2**20
+_MAX_CONTENT_BYTES = _MAX_BATCH_BYTES // 2
 # What state/redis_conn.py can connect to (redis-py's schemes, and +cluster for a cluster).
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+cluster://", "rediss+cluster://")
 
@@ -140,7 +142,9 @@ class Limits:
         "limits",
         "largest content (and compressed form) of an entry, in bytes",
         shown="1048576 (1 MiB)",
-        rule=POSITIVE,
+        rule=Rule(
+            lambda v: 1 <= v <= _MAX_CONTENT_BYTES, f"an integer from 1 to {_MAX_CONTENT_BYTES}"
+        ),
     )
     max_batch_entries: int = _setting(
         1000, "limits", "most entries per PutMany, keys per GetMany or Touch", rule=POSITIVE
@@ -157,9 +161,11 @@ class Limits:
     max_field_bytes: int = _setting(
         256, "limits", "longest role, agent_id, tool_name or thread, in bytes", rule=POSITIVE
     )
-    max_page_size: int = _setting(1000, "limits", "largest Keys page", rule=POSITIVE)
+    max_page_size: int = _setting(
+        1000, "limits", "largest Keys or Namespaces page", rule=POSITIVE
+    )
     default_page_size: int = _setting(
-        100, "limits", "Keys page size when a request gives none", rule=POSITIVE
+        100, "limits", "Keys or Namespaces page size when a request gives none", rule=POSITIVE
     )
     max_ttl_seconds: int = _setting(
         10 * 365 * 24 * 3600,

@@ -19,8 +19,6 @@ from . import keys as K
 from .records import text
 from .scripts import Scripts
 
-_SCAN = 1000
-
 
 class ExpirySchedule:
     """Reads and moves the schedule (the store owns the namespace side: sweeps)."""
