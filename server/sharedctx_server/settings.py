@@ -161,9 +161,7 @@ class Limits:
     max_field_bytes: int = _setting(
         256, "limits", "longest role, agent_id, tool_name or thread, in bytes", rule=POSITIVE
     )
-    max_page_size: int = _setting(
-        1000, "limits", "largest Keys or Namespaces page", rule=POSITIVE
-    )
+    max_page_size: int = _setting(1000, "limits", "largest Keys or Namespaces page", rule=POSITIVE)
     default_page_size: int = _setting(
         100, "limits", "Keys or Namespaces page size when a request gives none", rule=POSITIVE
     )
