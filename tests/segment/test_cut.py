@@ -345,6 +345,59 @@ def test_segments_packed_before_heads_still_read() -> None:
     assert Segments.is_current(version_3)
 
 
+GO_CRASH = """{"level": "info", "msg": "request", "path": "/v2/checkout", "status": 200}
+fatal error: concurrent map writes
+
+goroutine 4127 [running]:
+github.com/acme/proxy/internal/session.(*Store).Touch(0xc000214c80, {0xc0031a2f40, 0x12})
+\t/src/internal/session/store.go:88 +0x1b9
+net/http.(*conn).serve(0xc009a1e360, {0x1a41e28, 0xc0002c8f60})
+\t/usr/local/go/src/net/http/server.go:2039 +0x5e8
+created by net/http.(*Server).Serve in goroutine 1
+\t/usr/local/go/src/net/http/server.go:3285 +0x4b4
+
+goroutine 1 [IO wait, 41 minutes]:
+internal/poll.runtime_pollWait(0x7f3a2c1e6e28, 0x72)
+\t/usr/local/go/src/runtime/netpoll.go:345 +0x85
+"""
+
+
+def test_a_go_crash_keeps_its_message_with_the_crashing_goroutine() -> None:
+    # The message says what went wrong, the first goroutine's frames where; each other
+    # goroutine is a record of its own (a frame's function line is not indented).
+    parts = groups(GO_CRASH)
+    assert parts[1].startswith("fatal error: concurrent map writes\n\ngoroutine 4127 [running]:")
+    assert parts[1].rstrip().endswith("server.go:3285 +0x4b4")
+    assert parts[2].startswith("goroutine 1 [IO wait, 41 minutes]:") and len(parts) == 3
+
+
+def test_valgrind_errors_are_records_by_their_indentation_after_the_pid() -> None:
+    pid = "==26925=="
+    text = "\n".join(
+        [
+            f"{pid} Memcheck, a memory error detector",
+            f"{pid} ",
+            f"{pid} Invalid read of size 1",
+            f"{pid}    at 0x1094C4: main (tokenize.c:39)",
+            f"{pid}  Address 0x4a411f0 is 0 bytes inside a block of size 8 free'd",
+            f"{pid}    at 0x484417B: free (in vgpreload_memcheck-amd64-linux.so)",
+            f"{pid}    by 0x1094BF: main (tokenize.c:38)",
+            f"{pid} ",
+            "total=49",
+            f"{pid} HEAP SUMMARY:",
+            f"{pid}     in use at exit: 99 bytes in 8 blocks",
+        ]
+    )
+    parts = groups(text)
+    assert [part.split("\n")[0] for part in parts] == [
+        f"{pid} Memcheck, a memory error detector",
+        f"{pid} Invalid read of size 1",
+        "total=49",
+        f"{pid} HEAP SUMMARY:",
+    ]
+    assert parts[1].count("\n") == 5  # the error, its frames, the freed block and the blank
+
+
 def heads_of(text: str, kind: str | None = "tool_output") -> list[tuple[str, str]]:
     """Each segment's first line and its head's first line, for segments with a head."""
     segments = cut(text, kind)

@@ -1,4 +1,5 @@
-"""Relevance-based turn selection: the RELEVANT and RECENT strategies (docs/relevance.md).
+"""Relevance-based turn selection, the reference of the RELEVANT and RECENT strategies
+(docs/relevance.md): fit.strategies makes the same decisions from an index kept across Fits.
 
 Behaves like the `thrift/relevance` battery of the TypeScript agent kit `@nhtio/adk`, names in
 snake_case. The floor constants were calibrated against exactly `content_tokens` and

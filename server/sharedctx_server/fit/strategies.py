@@ -1,11 +1,13 @@
 """The RELEVANT and RECENT strategies: conversation turns (fit.turns) instead of scored
 entries. A turn is the unit of selection: all its entries go in, or none.
 
-- RELEVANT: select_relevant_turns (keep_recent turns always, older ones above the relevance
-  floor), then the kit's downstream subtractive pass: shed the oldest non-recent survivors,
-  then the oldest recent ones, until the budget (and max_entries) holds.
-- RECENT: the naive newest-first rule of select_naive_turns, over the entries' own token
-  counts.
+- RELEVANT: the decision of relevance.select_relevant_turns (keep_recent turns always, older
+  ones above the relevance floor), made from a TurnIndex's per-turn words rather than by
+  tokenising every turn again (tests hold the two to the same relevance and floor), then the
+  kit's downstream subtractive pass: shed the oldest non-recent survivors, then the oldest
+  recent ones, until the budget (and max_entries) holds.
+- RECENT: the naive newest-first rule of relevance.select_naive_turns, over the entries' own
+  token counts.
 
 The budget counts each selected entry's tokens in its returned form (the Fit rule), not the
 turn's relevance text; `estimate_tokens` only feeds the floor's utilisation as in the kit.

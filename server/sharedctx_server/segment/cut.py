@@ -122,7 +122,16 @@ _QUOTED_SOURCE = re.compile(
 # when only one follows (a level padded to width: `2024-05-01T10:00:00Z  INFO`). Records are
 # found in what follows it, where the tool's own indentation is: without this, jest's `●`
 # block or a traceback under a timestamp was a record per line.
-_LINE_STAMP = re.compile(rf"^{RUNNER_STAMP}(?: (?=\S))?")
+_LINE_STAMP = re.compile(rf"^{RUNNER_STAMP}(?: (?=\S))?|^==\d+== ")
+# (The second: valgrind's `==12345== ` before every line, after which its own indentation
+# says which lines belong to an error: `Invalid read of size 1`, then `   at 0x...: main
+# (tokenize.c:39)` and the block's addresses.)
+# Go's crash: `panic: ...` or `fatal error: ...`, a blank line, then the goroutines, each a
+# `goroutine 7 [running]:` line, its frames (function lines unindented, file lines indented)
+# and a blank line. A goroutine is one record, and the first stays with the message above it:
+# the message says what went wrong, the crashing goroutine's frames where.
+_GO_CRASH = re.compile(r"^(?:panic|fatal error): ")
+_GOROUTINE = re.compile(r"^goroutine \d+ \[[^\]\n]*\]:$")
 _HEADING = re.compile(r"^#{1,6} ")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
@@ -359,21 +368,35 @@ class Segmenter:
 def _records(lines: list[str]) -> list[int]:
     """First line of each record: a line starts one unless it continues the one before (read
     after the time a runner stamps it with, _LINE_STAMP)."""
+    valgrind = sum(1 for line in lines if line.startswith("==")) * 2 > len(lines)
     lines = [_LINE_STAMP.sub("", line, count=1) for line in lines]
-    # Where most lines are indented, indentation is the output's layout, not a continuation.
+    # Where most lines are indented, indentation is the output's layout, not a continuation;
+    # but valgrind's frames are most of its lines, and its indentation is its structure.
     nonblank = [line for line in lines if line.strip()]
     indented = sum(1 for line in nonblank if line[:1] in (" ", "\t"))
-    continuation = _CONTINUATION if 2 * indented <= len(nonblank) else _TRACE_CONTINUATION
+    by_indent = valgrind or 2 * indented <= len(nonblank)
+    continuation = _CONTINUATION if by_indent else _TRACE_CONTINUATION
     starts = [0]
     in_trace = False
     explained = False  # the last non-blank line was a pytest `E` line
     failures = bool(_PYTEST_FAILURES.match(lines[0]))  # in pytest's failures section
     header = -1  # the line of the pytest failure block we are in, -1 outside one
     diagnostic = bool(_DIAGNOSTIC.match(lines[0]))  # in a rustc diagnostic's record
+    crash = bool(_GO_CRASH.match(lines[0]))  # in a Go crash's message, before its goroutines
+    goroutine = False  # in a goroutine of a Go crash (up to its blank line)
     for i in range(1, len(lines)):
         line = lines[i]
         if diagnostic and (not line.strip() or _QUOTED_SOURCE.match(line)):
             continue
+        if goroutine and line.strip():
+            continue
+        if _GOROUTINE.match(line):
+            goroutine = True
+            if not crash:
+                starts.append(i)
+            crash = False
+            continue
+        goroutine = False
         if failures and _PYTEST_BLOCK.match(line):
             # The header is a record of its own, so that it can head its block (heads.py):
             # a block longer than a segment is cut, and every part is then named by it.
@@ -396,6 +419,7 @@ def _records(lines: list[str]) -> list[int]:
             continue
         in_trace = explained = False
         diagnostic = bool(_DIAGNOSTIC.match(line))
+        crash = bool(_GO_CRASH.match(line))
         starts.append(i)
     return starts
 
