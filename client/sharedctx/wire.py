@@ -32,10 +32,8 @@ RESUME_TOKEN_HEADER = "sharedctx-resume-token"
 # Lowercase names of the proto's Kind values, in value order ("unspecified" first).
 KINDS = tuple(name.removeprefix("KIND_").lower() for name in pb.Kind.keys())
 
-FACTORS = (
-    "recency", "semantic_similarity", "toin_importance", "error_indicator",
-    "forward_reference", "token_density", "lexical_relevance",
-)  # fmt: skip
+# Fit's scoring factors, in the proto's order (the fields of Weights).
+FACTORS = tuple(field.name for field in pb.Weights.DESCRIPTOR.fields)
 
 _FORM_NAMES = {pb.FORM_FULL: "full", pb.FORM_COMPRESSED: "compressed", pb.FORM_EXCERPT: "excerpt"}
 
