@@ -80,6 +80,7 @@ def test_inflections_meet_but_identifiers_stay() -> None:
     assert set(lexical_terms("eviction evictions evicted evict")) == {"evict"}
     assert set(lexical_terms("deletion deleted delete")) == {"delet"}
     assert lexical_terms("option action") == ["option", "action"]
+    assert lexical_terms("exception except") == ["exception", "except"]
 
 
 def test_camel_case_names_count_their_parts_too() -> None:

@@ -63,7 +63,8 @@ _SUFFIXES = (
 # matches -> matche -> match.
 _E_STEM = 4
 # A noun made of a verb with -tion meets the verb: eviction(s) -> evict, as evicted does;
-# deletion -> delet, as delete does.
+# deletion -> delet, as delete does. Not -ception: `exception` would meet the `except` of
+# every Python handler.
 _TION = 7
 
 
@@ -76,7 +77,7 @@ def fold_suffix(term: str) -> str:
         if len(term) >= shortest and term.endswith(suffix):
             term = term[: -len(suffix)] + replacement
             break
-    if len(term) >= _TION and term.endswith("tion"):
+    if len(term) >= _TION and term.endswith("tion") and not term.endswith("ception"):
         return term[:-3]
     return term[:-1] if len(term) >= _E_STEM and term.endswith("e") else term
 
