@@ -145,6 +145,25 @@ def test_markdown_loses_link_targets_and_badges(token_counter: TokenCounter) -> 
     assert result.compressed_tokens < 0.8 * result.original_tokens
 
 
+def test_a_readme_that_opens_with_html_is_markdown(token_counter: TokenCounter) -> None:
+    # GitHub READMEs centre a logo and badges in HTML; one quoted a page (`<!doctype html>
+    # <html><head>`) in a code block, and read as an HTML document, every section after the
+    # quoted <head> was dropped without a marker.
+    logo = '<p align="center"><a href="https://example.org/"><img src="logo.png" alt="X"></a></p>'
+    page = "'<!doctype html>\\n<html>\\n<head>\\n<title>Example Domain</title>...'"
+    sections = [
+        f"## Section {n}\n\nSee [the guide](https://docs.example.com/{n}) now.\n" for n in range(80)
+    ]
+    text = "\n".join(
+        [logo, "", "HTTPX is a client.", "", "```pycon", ">>> r.text", page, "```", "", *sections]
+    )
+    result = compress(text, count_tokens=token_counter.count, kind="document")
+    assert result.compressor == "markup"
+    assert result.text.startswith("[Markdown as text: ")
+    assert all(f"## Section {n}" in result.text for n in range(80))
+    assert page in result.text  # the quoted page stays as written, in its fence
+
+
 def test_short_markdown_and_messages_stay_as_written(token_counter: TokenCounter) -> None:
     note = "# Plan\n\nSee [the doc](https://example.com/doc) for details.\n" * 8
     assert compress(note, count_tokens=token_counter.count).text == note

@@ -24,6 +24,7 @@ from .wording import counted
 __all__ = ["plan_markup"]
 
 _HTML = re.compile(r"<(?:!doctype html|html|head|body|div|p|span|table|ul|a)\b", re.IGNORECASE)
+_HTML_DOCUMENT = re.compile(r"<(?:!doctype html|html|head|body)\b", re.IGNORECASE)
 _TAG = re.compile(r"<[^<>]{0,2000}>")
 _SKIP = frozenset({"script", "style", "noscript", "svg", "template", "nav", "footer", "iframe"})
 _BLOCK = frozenset(
@@ -41,7 +42,8 @@ _MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*
 _MD_INLINE_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>\n]*)?/?>")
 _MD_FEATURES = re.compile(r"^#{1,6} |^\s*[-*+] |^```|\]\(|^\s*\|.*\|\s*$", re.MULTILINE)
 _MD_HEADING = re.compile(r"^#{1,6} \S", re.MULTILINE)
-_MD_FENCE = re.compile(r"^\s*(?:```|~~~)")
+_MD_FENCE = re.compile(r"^\s*(?:```|~~~)", re.MULTILINE)
+_MD_FENCED_BLOCK = re.compile(r"^\s*(```|~~~).*?(?:^\s*\1|\Z)", re.MULTILINE | re.DOTALL)
 
 
 class _Text(HTMLParser):
@@ -169,11 +171,24 @@ def _markdown(source: Source) -> Attempt:
     return Attempt("\n".join([form_header(summary), *lines]), dropped)
 
 
+def _html_document(content: str) -> bool:
+    """Whether `content` is an HTML document rather than Markdown that opens with HTML (a
+    README's centred logo and badges): it starts with a tag, and either declares itself
+    (`<!doctype html>`, `<html>`, `<head>`, `<body>`, outside fenced code, where a README may
+    quote a page) or has HTML tags near the start and no fenced code or Markdown headings."""
+    if content.lstrip()[:1] != "<":
+        return False
+    head = _MD_FENCED_BLOCK.sub("", content[:4000])
+    if _HTML_DOCUMENT.search(head):
+        return True
+    markdown = _MD_FENCE.search(content) is not None or len(_MD_HEADING.findall(content)) >= 2
+    return _HTML.search(head) is not None and not markdown
+
+
 def plan_markup(source: Source) -> Plan | None:
     """The markup compressor, for HTML documents and Markdown with markup to drop."""
     content = source.content
-    head = content[:4000]
-    if _HTML.search(head) and content.lstrip()[:1] == "<":
+    if _html_document(content):
         tags = sum(len(m.group()) for m in _TAG.finditer(content))
         share = min(1.0, 4 * tags / max(1, len(content)))
         reason = f"an HTML document ({tags / max(1, len(content)):.0%} of it is tags)"
