@@ -82,6 +82,22 @@ def test_a_second_header_straight_under_a_table_starts_another(
     assert inodes[0].split() in [line.split() for line in out]
 
 
+def test_a_first_row_of_values_is_no_header(token_counter: TokenCounter) -> None:
+    # openssl ciphers -v: key=value cells; lscpu: `Key:   value`; a table without a header
+    # whose first row's cells recur as values below it. Read under such a "header", the
+    # counts left that row out and named the columns after its values.
+    ciphers = [
+        f"CIPHER-{i:02d}  TLSv1.{2 + i % 2}  Kx={'ECDH' if i % 3 else 'any'}  Au=RSA  Mac=AEAD"
+        for i in range(40)
+    ]
+    keys = [f"Setting number {i}:      value {i} of the machine" for i in range(40)]
+    states = [f"{'Running' if i % 5 else 'Stopped'}  Ready  Healthy  Primary  Zone{'ABC'[i % 3]}"
+              for i in range(40)]  # fmt: skip
+    for lines in (ciphers, keys, states):
+        result = compress("\n".join(lines), count_tokens=token_counter.count)
+        assert result.compressor != "table", lines[0]
+
+
 def test_ps_rows_split_on_whitespace_and_the_busiest_stay(token_counter: TokenCounter) -> None:
     lines = ["USER PID %CPU %MEM VSZ RSS TTY STAT START TIME COMMAND"]
     for i in range(80):

@@ -64,7 +64,9 @@ class Table:
 def _labels(words: list[str], capitalised: bool = True) -> bool:
     """Whether `words` read as column names: no numbers, no `key:` first, and mostly labels
     (with `capitalised`, words that start with a capital or a sign: USER, Package, %CPU)."""
-    if len(words) < 2 or len(words) > 40 or words[0].endswith(":"):
+    # A word ending in a colon is a key (`Byte Order:  Little Endian`, lscpu's), and one
+    # holding `=` a key and its value (`Kx=any`, openssl's): neither is a column's name.
+    if len(words) < 2 or len(words) > 40 or any(w.endswith(":") or "=" in w for w in words):
         return False
     if any(_NUMBER_ONLY.match(w) for w in words):
         return False
@@ -268,7 +270,19 @@ def _aligned(lines: list[str], index: list[int]) -> Table | None:
     if len(rows) < _MIN_ROWS or len(rows) < _MIN_FIT * len(body) or not _uniform(values):
         return None
     names = tuple(c[1] for c in columns)
+    if _names_are_values(names, values):
+        return None
     return Table("aligned", names, head, rule, tuple(rows), tuple(values), tuple(others))
+
+
+def _names_are_values(names: tuple[str, ...], values: list[tuple[str, ...]]) -> bool:
+    """Whether the header candidate is a row: half or more of its cells are values of their
+    columns in other rows (`openssl ciphers`' first line, `TLSv1.3 Kx=any Au=any`, under
+    which the counts would have left that row out). A column's name is not one of its values."""
+    # Rows that read as names themselves are headers (repeated, or of stacked tables).
+    others = [row for row in values if not _labels([cell for cell in row if cell])]
+    seen = [{row[c] for row in others} for c in range(len(names))]
+    return 2 * sum(1 for c, name in enumerate(names) if name in seen[c]) >= len(names)
 
 
 def _delimiter(lines: list[str], index: list[int]) -> str:
