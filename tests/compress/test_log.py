@@ -387,3 +387,20 @@ def test_every_undefined_reference_of_a_link_is_kept(token_counter: TokenCounter
     assert result.compressed_tokens < 0.5 * result.original_tokens
     assert missing_error_lines(text, result.text) == []
     assert sum("undefined reference" in line for line in result.text.split("\n")) == 5
+
+
+def test_a_folded_run_keeps_the_order_of_what_it_shows(token_counter: TokenCounter) -> None:
+    # Two requests, then publishes and requests alternating: the run's templates are its
+    # lines 0 and 2. Shown first with one marker after them, line 1 read as if it came after.
+    request = "2026-12-05 10:00:{:02d} INFO request GET /api/users/{} status=200 took {}ms"
+    publish = "2026-12-05 10:00:{:02d} INFO queue worker-{} published batch {} of orders to kafka"
+    lines = [request.format(i, i, 10 + i) for i in range(2)]
+    lines += [(publish if i % 2 == 0 else request).format(i, i, 10 + i) for i in range(2, 40)]
+    result = compress("\n".join(lines), count_tokens=token_counter.count, kind="log")
+    assert result.text.split("\n") == [
+        lines[0],
+        "[... 1 similar line]",
+        lines[2],
+        "[... 36 similar lines]",
+        lines[39],
+    ]

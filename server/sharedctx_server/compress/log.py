@@ -4,7 +4,8 @@
 2. A run of `min_run` or more consecutive lines whose masked SimHashes (numbers, ids, times
    and file paths masked, and the words that vary between lines of one shape: see
    masking.line_keys) each stay within `similar_distance` of one of the run's templates
-   becomes: the templates, `[... N similar lines]`, the last line. The templates are the
+   becomes: the templates, `[... N similar lines]`, the last line (a marker in the place of
+   each stretch of the others, so that the order reads true). The templates are the
    lines of the run's first `run_period` that resemble no earlier line of it: one for a run
    of alike lines, two for a log that alternates two kinds of lines, and so on; a run must
    repeat them at least twice. Error lines only join a run when they are one of its
@@ -178,6 +179,24 @@ def _failing_source_lines(records: list[_Record]) -> set[int]:
     return out
 
 
+def _run_lines(records: list[_Record], i: int, j: int, templates: list[int]) -> tuple[str, ...]:
+    """A folded run of records[i:j]: its templates and its last line where they stand, each
+    stretch of the others as one `[... N similar lines]` in its place (a template that is
+    not the run's next line must not read as if the lines before it were not there)."""
+    shown = {*templates, j - 1}
+    lines: list[str] = []
+    gap = 0
+    for k in range(i, j):
+        if k not in shown:
+            gap += 1
+            continue
+        if gap:
+            lines.append(similar_marker(gap))
+            gap = 0
+        lines.append(records[k].line)
+    return tuple(lines)
+
+
 def _collapse_runs(
     records: list[_Record], prints: npt.NDArray[np.uint64], config: CompressConfig
 ) -> list[_Unit]:
@@ -195,8 +214,7 @@ def _collapse_runs(
         if length >= config.min_run and length >= 2 * len(templates) + 1:
             shown = [records[t] for t in templates]
             kept_with_context = any(r.notable for r in shown)
-            marker = similar_marker(length - len(templates) - 1)
-            lines = (*(r.line for r in shown), marker, records[j - 1].line)
+            lines = _run_lines(records, i, j, templates)
             span = sum(r.span for r in records[i:j])
             units.append(_Unit(lines, span, i, kept_with_context, pinned=False))
             i = j
