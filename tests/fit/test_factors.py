@@ -40,6 +40,8 @@ ERRORS = [
     "command exited with code 1",
     "exited with 2",
     "subprocess returncode=1",
+    "ansible: FAILED! rc=1",
+    "job exited rc 2",
     "HTTP/1.1 503 Service Unavailable",
     '10.0.0.7 - - [05/Dec/2026:14:09:16 +0000] "GET /v1/reports HTTP/1.1" 504 167 "-" "curl/8"',
     "upstream answered status: 502",
@@ -57,6 +59,11 @@ NAMES = [
     "HAVE_STRERROR=1",
     "import time:       412 |       1893 | email.errors",
     "Requires: requests.exceptions, urllib3.exceptions",
+    # Files: `ls -la /etc`'s rc1.d is no return code, `errors.py` no error.
+    "drwxr-xr-x 2 root root 4096 Nov 30 10:00 rc1.d",
+    "./src/app/errors.py",
+    "tail -f /var/log/nginx/error.log",
+    "lib/python3.11/site-packages/requests/exceptions.pyc",
 ]
 
 

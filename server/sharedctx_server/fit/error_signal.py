@@ -91,7 +91,8 @@ _SIGNALS: tuple[_Signal, ...] = (
     _Signal(
         re.compile(
             r"\b(?:exit(?:ed)?\s+(?:with\s+)?(?:code|status)|exit_code|return\s?code|returncode"
-            r"|\brc)\s*[:=]?\s*-?0*[1-9]\d*\b|\bexited\s+with\s+-?0*[1-9]\d*\b|\bnon-?zero\s+exit\b"
+            r")\s*[:=]?\s*-?0*[1-9]\d*\b|\brc(?:\s*[:=]\s*|\s+)-?0*[1-9]\d*\b"
+            r"|\bexited\s+with\s+-?0*[1-9]\d*\b|\bnon-?zero\s+exit\b"
             r"|\breturned\s+0*[1-9]\d*\s+exit\s+status\b"  # `ld returned 1 exit status`
         ),
         ("exit", "code", "rc"),
@@ -145,12 +146,13 @@ _SIGNALS: tuple[_Signal, ...] = (
     ),
     # Plain error words: weak one by one, capped so volume alone cannot make a log an error.
     # Not as the last part of a dotted name (`email.errors`, `requests.exceptions` are modules
-    # a listing or an import trace names) unless it is called: `log.error("...")` logs one.
+    # a listing or an import trace names) unless it is called: `log.error("...")` logs one;
+    # nor before a file's extension (`errors.py`, `error.log` are names of files).
     _Signal(
         re.compile(
             r"(?:(?<!\.)|(?=\w+\())\b(?:errors?|exceptions?|failed|failures?|fail(?:s|ing)?|fatal|panic(?:ked|s)?"
             r"|crash(?:ed|es)?|abort(?:ed)?|traceback|denied|refused|timed out|unhandled|uncaught"
-            r"|critical|killed|undefined reference)\b"
+            r"|critical|killed|undefined reference)\b(?!\.[a-z][a-z0-9]{0,4}\b(?!\())"
         ),
         (
             "err",
