@@ -35,7 +35,7 @@ from .services.fit_service import FitService
 from .services.reaper import ExpiryReaper
 from .services.watch import ChangeFeed
 from .services.write_path import WritePath
-from .settings import Settings
+from .settings import Settings, is_unix_socket
 from .state.embedded import EmbeddedRedis
 from .state.nscache import NamespaceCache
 from .state.quotas import QuotaTable
@@ -256,7 +256,7 @@ async def _start_serving(
 def listening_on(listen: str, port: int) -> str:
     """The address served: `listen` with the port bound (port 0 picks one); a unix socket's
     path as given (gRPC reports port 1 for it)."""
-    if listen.startswith(("unix:", "unix-abstract:")):
+    if is_unix_socket(listen):
         return listen
     return f"{listen.rpartition(':')[0]}:{port}"
 

@@ -83,10 +83,15 @@ def _workers(value: str) -> bool:
     return text.lower() == "auto" or (text.isdigit() and int(text) >= 1)
 
 
+def is_unix_socket(listen: str) -> bool:
+    """Whether a gRPC listen address is a unix socket (`unix:PATH`), which has no port."""
+    return listen.startswith(("unix:", "unix-abstract:"))
+
+
 # gRPC addresses: HOST:PORT (an empty host is every interface; port 0 picks a free one), or a
 # unix socket, which is always local.
 LISTEN = Rule(
-    lambda v: v.startswith(("unix:", "unix-abstract:")) or _host_port(v, host_required=False),
+    lambda v: is_unix_socket(v) or _host_port(v, host_required=False),
     "HOST:PORT (e.g. 127.0.0.1:50051) or unix:PATH",
 )
 # gRPC's message size limits are C ints; server.py sizes its messages to hold a full batch,

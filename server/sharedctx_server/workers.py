@@ -38,7 +38,7 @@ from .cores import cpu_limit
 from .edge.metrics import parse_listen
 from .errors import ConfigError, listen_error
 from .security.auth import check_listen_is_safe, jwt_verifier
-from .settings import Settings
+from .settings import Settings, is_unix_socket
 from .state.embedded import EmbeddedRedis, free_port
 from .state.quotas import QuotaTable
 
@@ -132,7 +132,7 @@ def _check_port_free(listen: str) -> None:
     SO_REUSEPORT, which another server's workers would share: without this check a second
     `serve --workers N` on the same port starts, and the kernel splits the clients between
     two servers (two stores, with different --data-dir or --redis-url)."""
-    if listen.startswith(("unix:", "unix-abstract:")):
+    if is_unix_socket(listen):
         raise ConfigError(
             f"--listen {listen}: workers share one TCP port (SO_REUSEPORT), which a unix "
             "socket cannot be; listen on HOST:PORT, or run one worker"

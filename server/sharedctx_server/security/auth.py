@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from ..errors import ConfigError, Unauthenticated
-from ..settings import Settings
+from ..settings import Settings, is_unix_socket
 from .auth_jwt import JwtVerifier
 from .grants import Grant
 from .tokens import TokenFile, TokenTable
@@ -137,7 +137,7 @@ def bearer_token(metadata: Sequence[tuple[str, Any]] | None) -> str:
 
 def is_loopback(listen: str) -> bool:
     """True when a gRPC listen address only accepts connections from this machine."""
-    if listen.startswith(("unix:", "unix-abstract:")):
+    if is_unix_socket(listen):
         return True
     host = listen.rpartition(":")[0].strip("[]")
     if host == "localhost":
