@@ -64,6 +64,24 @@ def test_array_keeps_first_last_errors_and_marks_what_it_left_out(
         )
 
 
+def test_json_after_a_tools_warnings_is_compressed_as_json(token_counter: TokenCounter) -> None:
+    # `ruff check --output-format json 2>&1`: warnings, then the document. Read as a log, its
+    # lines folded across items, showing one item's fields under another's name.
+    warnings = [
+        "warning: `D203` and `D211` are incompatible. Ignoring `D203`.",
+        "warning: `D212` and `D213` are incompatible. Ignoring `D213`.",
+    ]
+    items = _records(150, {37: "ValueError: price must be positive"})
+    text = "\n".join([*warnings, json.dumps(items, indent=2)])
+    result = compress(text, count_tokens=token_counter.count, tool_name="ruff")
+    assert result.compressor == "json"
+    lines = result.text.split("\n")
+    assert lines[:2] == warnings
+    out = json.loads("\n".join(lines[2:]))
+    assert out[0] == items[0] and items[37] in out and _omitted(out) > 0
+    assert compress(result.text, count_tokens=token_counter.count).text == result.text
+
+
 def test_marker_sits_where_items_were_removed(token_counter: TokenCounter) -> None:
     text = json.dumps(_records(120), indent=2)
     out = json.loads(compress(text, count_tokens=token_counter.count).text)

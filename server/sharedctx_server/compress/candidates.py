@@ -1,6 +1,7 @@
 """Which compressors compete for a content, and why (or why not).
 
-- JSON (an array or object) is only ever compressed as JSON: any other form would not parse.
+- JSON (an array or object) is only ever compressed as JSON: any other form would not parse;
+  so is a document after a few lines that are not JSON (warnings on stderr), which stay.
 - Each structural compressor (listing, table, diff, blame, tests, source, markup) reads the content
   and says what share of its non-blank lines it understood; it competes when that share
   reaches `structural_min_share` (`prose_structural_min_share` for messages and notes, which
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from .blame import plan_blame
 from .detect import detect_lines
 from .diff import plan_diff
+from .error_lines import JudgedLines
 from .json_compress import compress_json, looks_like_json
 from .listing import plan_listing
 from .log import compress_log
@@ -30,6 +32,7 @@ from .source import Source
 from .stacktrace import compress_stacktrace
 from .table import plan_table
 from .testreport import plan_tests
+from .wording import counted
 
 __all__ = ["Skipped", "candidates", "generic_plan"]
 
@@ -87,6 +90,44 @@ def _json(source: Source) -> Plan:
     return Plan("json", 1.0, "a JSON document", run)
 
 
+# At most this many lines that are not JSON may come before a JSON document that is then
+# compressed as one.
+_PREAMBLE_LINES = 3
+
+
+def json_after_preamble(content: str) -> int:
+    """Where a JSON array or object starts in `content` after up to _PREAMBLE_LINES lines
+    that are not JSON (a tool's warnings printed before its `--format json` output, `2>&1`);
+    0 when it does not."""
+    at = 0
+    for _ in range(_PREAMBLE_LINES):
+        newline = content.find("\n", at)
+        if newline < 0:
+            return 0
+        at = newline + 1
+        if content[at:].lstrip()[:1] in ("{", "[") and looks_like_json(content[at:]):
+            return 0 if content.lstrip()[:1] in ("{", "[") else at
+    return 0
+
+
+def _json_after(source: Source, at: int) -> Plan:
+    profile = source.config.profile_for(source.tool_name)
+    head, document = source.content[:at], source.content[at:]
+    judged = JudgedLines(document, source.is_error, escaped_newlines=True)
+
+    def run() -> Attempt:
+        text = compress_json(document, profile, source.config, judged)
+        return Attempt(
+            head + text,
+            ("items of large arrays and long strings, each marked in place",),
+        )
+
+    lines = head.count("\n")
+    verb = "is" if lines == 1 else "are"
+    reason = f"a JSON document after {counted(lines, 'line')} that {verb} not JSON"
+    return Plan("json", 1.0, reason, run, json_at=at)
+
+
 def generic_plan(source: Source) -> Plan:
     """The generic compressor `detect` names for the content: log, stacktrace or text."""
     config = source.config
@@ -123,6 +164,9 @@ def candidates(source: Source, generic: bool = True) -> tuple[list[Plan], list[S
     generic one too when `generic` is False)."""
     if looks_like_json(source.content):
         return [_json(source)], []
+    at = json_after_preamble(source.content)
+    if at:
+        return [_json_after(source, at)], []
     config = source.config
     spoken = source.kind in _SPOKEN_KINDS
     floor = config.prose_structural_min_share if spoken else config.structural_min_share

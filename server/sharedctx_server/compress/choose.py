@@ -58,7 +58,7 @@ def _unsafe(plan: Plan, source: Source, text: str) -> str:
     content = source.content
     if plan.name == "json":
         try:
-            json.loads(text, strict=False)
+            json.loads(text[plan.json_at :], strict=False)
         except ValueError:
             return "unsafe: not valid JSON"
         # In a one-line document the unit kept whole is the item carrying an error, which

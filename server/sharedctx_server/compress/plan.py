@@ -44,6 +44,9 @@ class Plan:
     share: float
     reason: str
     run: Callable[[], Attempt]
+    # Where the JSON document starts in the content and the result alike (json only): after
+    # lines that are not JSON, kept as they are (a tool's warnings on stderr, `2>&1`).
+    json_at: int = 0
 
 
 @dataclass(frozen=True)
