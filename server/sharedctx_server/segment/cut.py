@@ -3,7 +3,9 @@
 Segments follow the text's own structure, so an excerpt never shows half a thought:
 - logs and line-oriented tool output (`detect` says "log" or "stacktrace"): one record per
   segment, where indented lines, blank lines, traceback headers, stack frames and the
-  exception line that ends a traceback belong to the record before them;
+  exception line that ends a traceback belong to the record before them (a Go crash's
+  message and its crashing goroutine are one record, each other goroutine one; valgrind's
+  lines are read after their `==PID==`);
 - diffs (`diff -u`, `git log -p`): a commit's header, a file's header, a hunk (diff_parts);
 - JSON: one item of the array with the most items (else one member of the shallowest object
   level whose members are small enough). A document on one line (minified, as APIs and
