@@ -97,6 +97,14 @@ def test_watch_does_not_offer_to_resume_from_a_token_the_server_refused(
     assert "--resume-token bogus" not in message
 
 
+def test_a_watch_with_no_server_there_says_so_not_that_it_ended() -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["watch", "--target", f"127.0.0.1:{free_port()}", "-n", NS])
+    message = str(exit_.value.code)
+    assert message.startswith("sharedctx: UNAVAILABLE: cannot reach a sharedctx server at ")
+    assert "ended the watch" not in message and "resume" not in message
+
+
 def test_fit_prints_a_table_and_explain_columns(
     threaded_server: RunningServer, capsys: pytest.CaptureFixture[str]
 ) -> None:

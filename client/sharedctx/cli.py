@@ -351,8 +351,11 @@ def _watch(client: Client, args: argparse.Namespace) -> None:
     changes = client.watch(args.namespace, args.resume_token or "", include_touches=args.touches)
     try:
         changes.started()
-        # On stderr, so that stdout holds only changes: a person sees it is live.
-        print(f"sharedctx: watching {args.namespace} (Ctrl-C to stop)", file=sys.stderr)
+    except SharedCtxError as exc:  # refused (a bad token, no permission) or no server there
+        raise SystemExit(f"sharedctx: {exc.code_name()}: {exc.message}") from None
+    # On stderr, so that stdout holds only changes: a person sees it is live.
+    print(f"sharedctx: watching {args.namespace} (Ctrl-C to stop)", file=sys.stderr)
+    try:
         for change in changes:
             when = change.time.isoformat() if change.time else ""
             data = {
@@ -368,10 +371,9 @@ def _watch(client: Client, args: argparse.Namespace) -> None:
             f"{_resume_hint(changes.resume_token)}"
         ) from None
     except SharedCtxError as exc:
-        # A refused start (a malformed token, one past the kept log) has none to resume from.
-        token = changes.resume_token
-        hint = _resume_hint(token) if token else ""
-        raise SystemExit(f"sharedctx: {exc.code_name()}: {exc.message}{hint}") from None
+        raise SystemExit(
+            f"sharedctx: {exc.code_name()}: {exc.message}{_resume_hint(changes.resume_token)}"
+        ) from None
     # A watch has no end of its own: the server stopped (or restarted) under it.
     raise SystemExit(
         f"sharedctx: the server ended the watch (stopped?){_resume_hint(changes.resume_token)}"
@@ -380,7 +382,7 @@ def _watch(client: Client, args: argparse.Namespace) -> None:
 
 def _resume_hint(token: str) -> str:
     if not token:
-        return "; the watch had not begun, so watch again to start from now"
+        return "; the server gave no position to resume from, so watch again to start from now"
     return f"; continue without missing a change with --resume-token {token}"
 
 
