@@ -7,6 +7,7 @@ import asyncio
 import io
 import json
 import re
+import signal
 import sys
 from importlib.metadata import entry_points
 
@@ -380,6 +381,24 @@ def test_no_server_at_the_target_says_what_was_tried_and_what_to_check(
     assert code == 1
     assert f"cannot reach a sharedctx server at 127.0.0.1:{port} (connection refused)" in err
     assert "is `sharedctx serve` running there?" in err
+
+
+async def test_ctrl_c_stops_a_watch_with_the_token_to_resume_from(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter) as (running, _):
+        watcher = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "sharedctx.cli", "watch", "--target",
+            f"127.0.0.1:{running.port}", "-n", NS,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        assert watcher.stderr is not None
+        await asyncio.wait_for(watcher.stderr.readline(), 30)  # "watching ..."
+        watcher.send_signal(signal.SIGINT)
+        _, err = await asyncio.wait_for(watcher.communicate(), 30)
+    assert watcher.returncode == 130
+    assert err.startswith(b"sharedctx: stopped; continue without missing a change with ")
+    assert b"Traceback" not in err
 
 
 async def test_watch_reports_a_stopped_server_with_the_token_to_resume_from(

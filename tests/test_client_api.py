@@ -318,3 +318,15 @@ def test_loop_clients_keep_one_client_per_loop_and_close_those_of_closed_loops()
 def test_an_op_a_newer_server_added_reads_as_its_number() -> None:
     assert wire.change(pb.ChangeEvent(op=pb.ChangeEvent.OP_TOUCH)).op == "touch"
     assert wire.change(pb.ChangeEvent(op=99)).op == "op_99"  # type: ignore[arg-type]
+
+
+def test_a_callers_channel_option_replaces_the_default() -> None:
+    # gRPC takes the first of two options of one name: the caller's came after the defaults.
+    from sharedctx.client import _channel_options
+
+    options = _channel_options([("grpc.keepalive_time_ms", 60_000), ("grpc.enable_retries", 0)])
+    assert [v for k, v in options if k == "grpc.keepalive_time_ms"] == [60_000]
+    assert ("grpc.enable_retries", 0) in options and (
+        "grpc.keepalive_timeout_ms",
+        10_000,
+    ) in options

@@ -4,6 +4,7 @@ excerpts, Watch and Reembed."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -132,3 +133,27 @@ def test_blocking_reembed_reports_progress(threaded_server: RunningServer) -> No
     assert all(isinstance(s, ReembedProgress) for s in steps)
     assert steps[0].done == 0 and steps[-1].done == steps[-1].total == 5
     assert steps[-1].computed == 5
+
+
+def test_a_watch_knows_its_start_while_waiting_and_ends_once_closed(
+    threaded_server: RunningServer,
+) -> None:
+    with Client(f"127.0.0.1:{threaded_server.port}") as client:
+        # Iterated without started(): the start's token is there while the first change is
+        # awaited, so a caller that gives up then can still resume without a gap.
+        changes = client.watch("waiting/ns")
+        first: list[Change] = []
+        reader = threading.Thread(target=lambda: first.append(next(changes)), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 10
+        while not changes.resume_token and time.monotonic() < deadline:
+            time.sleep(0.05)
+        start = changes.resume_token
+        assert start
+        client.put("waiting/ns", "k", "v")
+        reader.join(10)
+        assert [c.key for c in first] == ["k"] and changes.resume_token != start
+        # Closed before it began, a watch sends nothing and ends at once.
+        unused = client.watch("waiting/ns")
+        unused.close()
+        assert list(unused) == [] and unused.started() == ""

@@ -365,6 +365,10 @@ def _watch(client: Client, args: argparse.Namespace) -> None:
             }  # fmt: skip
             emit(args, data, f"{when} {change.op:6} {change.key} v{change.version}")
             sys.stdout.flush()
+    except KeyboardInterrupt:  # Ctrl-C: the usual way to stop a watch
+        changes.close()
+        print(f"sharedctx: stopped{_resume_hint(changes.resume_token)}", file=sys.stderr)
+        raise SystemExit(130) from None
     except UnavailableError as exc:  # the server went away mid-stream (stopped, restarted)
         raise SystemExit(
             f"sharedctx: the server ended the watch (UNAVAILABLE: {exc.message})"

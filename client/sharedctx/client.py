@@ -65,14 +65,17 @@ _MAX_MESSAGE = 64 * 1024 * 1024
 
 
 def _channel_options(extra: Sequence[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    return [
+    """The channel's options: these defaults, unless `extra` (the caller's) sets the same
+    name (gRPC would take the first of two)."""
+    defaults = [
         ("grpc.max_receive_message_length", _MAX_MESSAGE),
         ("grpc.max_send_message_length", _MAX_MESSAGE),
         # Keep long-lived connections alive through idle NATs and load balancers.
         ("grpc.keepalive_time_ms", 30_000),
         ("grpc.keepalive_timeout_ms", 10_000),
-        *extra,
     ]
+    given = {name for name, _ in extra}
+    return [option for option in defaults if option[0] not in given] + list(extra)
 
 
 def _auth_metadata(token: str | None) -> tuple[tuple[str, str], ...]:

@@ -42,6 +42,7 @@ class _Stream(Generic[R]):
         self._rpc: Any = None
         self._token = ""
         self._moved = False  # a reply carried a token: the start's no longer applies
+        self._closed = False  # close()d: no call is started any more
 
     @property
     def resume_token(self) -> str:
@@ -67,6 +68,11 @@ class _Stream(Generic[R]):
             self._token = start
         return start
 
+    def _waits_for_start(self) -> bool:
+        """Whether the start's token may still come (read before the first reply, so that
+        `resume_token` holds it while the first change is awaited)."""
+        return not self._moved and not self._token
+
 
 class Replies(_Stream[R]):
     """A server-streaming call's replies as they arrive (Client.watch, Client.reembed)."""
@@ -75,8 +81,12 @@ class Replies(_Stream[R]):
         return self
 
     def __next__(self) -> R:
+        if self._closed:
+            raise StopIteration
         rpc = self._rpc_started()
         try:
+            if self._waits_for_start():
+                self._note_start(rpc.initial_metadata())
             reply = next(rpc)
         except grpc.RpcError as exc:
             self._note_start(rpc.initial_metadata())
@@ -90,6 +100,8 @@ class Replies(_Stream[R]):
         """Wait until the server has begun the stream and return a watch's start token:
         every change after this returns is in the stream. Raises the call's typed error when
         the server refused it (a bad resume token, no permission)."""
+        if self._closed:
+            return self._token
         rpc = self._rpc_started()
         start = self._note_start(rpc.initial_metadata())
         if not start and rpc.done() and rpc.code() != grpc.StatusCode.OK:
@@ -97,7 +109,9 @@ class Replies(_Stream[R]):
         return start
 
     def close(self) -> None:
-        """Cancel the call (a watch otherwise runs until the server stops)."""
+        """Cancel the call (a watch otherwise runs until the server stops); iterating
+        afterwards ends at once."""
+        self._closed = True
         if self._rpc is not None:
             self._rpc.cancel()
 
@@ -109,8 +123,12 @@ class AsyncReplies(_Stream[R]):
         return self
 
     async def __anext__(self) -> R:
+        if self._closed:
+            raise StopAsyncIteration
         rpc = self._rpc_started()
         try:
+            if self._waits_for_start():
+                self._note_start(await rpc.initial_metadata())
             reply = await rpc.read()
         except grpc.RpcError as exc:
             self._note_start(await rpc.initial_metadata())
@@ -124,6 +142,8 @@ class AsyncReplies(_Stream[R]):
         """Wait until the server has begun the stream and return a watch's start token:
         every change after this returns is in the stream. Raises the call's typed error when
         the server refused it (a bad resume token, no permission)."""
+        if self._closed:
+            return self._token
         rpc = self._rpc_started()
         start = self._note_start(await rpc.initial_metadata())
         if not start and rpc.done() and await rpc.code() != grpc.StatusCode.OK:
@@ -131,7 +151,10 @@ class AsyncReplies(_Stream[R]):
         return start
 
     async def aclose(self) -> None:
-        """Cancel the call (a watch otherwise runs until the server stops)."""
+        """Cancel the call (a watch otherwise runs until the server stops); iterating
+        afterwards ends at once. (A read cancelled from outside, as `asyncio.wait_for` does
+        on timeout, cancels the call too: wait on a task instead, as the inspector does.)"""
+        self._closed = True
         if self._rpc is not None:
             self._rpc.cancel()
 

@@ -44,6 +44,8 @@ from .state.store import Store
 from .tokens import TokenCounter
 
 log = logging.getLogger(__name__)
+# The most often a client may ping: well under the clients' 30 s, still no flood.
+MIN_PING_INTERVAL_MS = 5_000
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["SharedContext"].full_name
 # Both track Redis: SERVING only while it answers (readiness).
@@ -345,6 +347,12 @@ async def _grpc_server(
             # Otherwise off, so that a second server started on a taken port fails loudly
             # rather than quietly taking half the connections.
             ("grpc.so_reuseport", int(worker_count(settings.workers) > 1)),
+            # Clients ping every 30 s to keep a long Watch alive through NATs and load
+            # balancers (sharedctx.client). By default a gRPC server takes a ping on a call
+            # that sends nothing as abuse more often than every 5 minutes, and after two
+            # closes the connection ("too_many_pings"): an idle watch died after 3 minutes.
+            ("grpc.http2.min_ping_interval_without_data_ms", MIN_PING_INTERVAL_MS),
+            ("grpc.keepalive_permit_without_calls", 1),
         ],
     )
     servicer = SharedContextServicer(
