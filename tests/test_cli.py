@@ -383,17 +383,23 @@ def test_no_server_at_the_target_says_what_was_tried_and_what_to_check(
     assert "is `sharedctx serve` running there?" in err
 
 
+async def live_watch(port: int) -> asyncio.subprocess.Process:
+    """`sharedctx watch` of NS in a process of its own, once it says it is live."""
+    watcher = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "sharedctx.cli", "watch", "--target", f"127.0.0.1:{port}",
+        "-n", NS, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert watcher.stderr is not None
+    live = await asyncio.wait_for(watcher.stderr.readline(), 30)
+    assert live.startswith(f"sharedctx: watching {NS}".encode())
+    return watcher
+
+
 async def test_ctrl_c_stops_a_watch_with_the_token_to_resume_from(
     settings: Settings, token_counter: TokenCounter
 ) -> None:
     async with serving(settings, token_counter) as (running, _):
-        watcher = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "sharedctx.cli", "watch", "--target",
-            f"127.0.0.1:{running.port}", "-n", NS,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        assert watcher.stderr is not None
-        await asyncio.wait_for(watcher.stderr.readline(), 30)  # "watching ..."
+        watcher = await live_watch(running.port)
         watcher.send_signal(signal.SIGINT)
         _, err = await asyncio.wait_for(watcher.communicate(), 30)
     assert watcher.returncode == 130
@@ -405,14 +411,7 @@ async def test_watch_reports_a_stopped_server_with_the_token_to_resume_from(
     settings: Settings, token_counter: TokenCounter
 ) -> None:
     async with serving(settings, token_counter) as (running, client):
-        watcher = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "sharedctx.cli", "watch", "--target",
-            f"127.0.0.1:{running.port}", "-n", NS,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        assert watcher.stderr is not None
-        live = await asyncio.wait_for(watcher.stderr.readline(), 30)
-        assert live.startswith(f"sharedctx: watching {NS}".encode())
+        watcher = await live_watch(running.port)
         # No change yet: the hint's token is where the watch began.
         await running.stop(0.5)
         out, err = await asyncio.wait_for(watcher.communicate(), 30)
