@@ -350,12 +350,12 @@ def _fit(client: Client, args: argparse.Namespace) -> None:
 def _watch(client: Client, args: argparse.Namespace) -> None:
     changes = client.watch(args.namespace, args.resume_token or "", include_touches=args.touches)
     try:
-        changes.started()
-    except SharedCtxError as exc:  # refused (a bad token, no permission) or no server there
-        raise SystemExit(f"sharedctx: {exc.code_name()}: {exc.message}") from None
-    # On stderr, so that stdout holds only changes: a person sees it is live.
-    print(f"sharedctx: watching {args.namespace} (Ctrl-C to stop)", file=sys.stderr)
-    try:
+        try:
+            changes.started()
+        except SharedCtxError as exc:  # refused (a bad token, no permission) or no server there
+            raise SystemExit(f"sharedctx: {exc.code_name()}: {exc.message}") from None
+        # On stderr, so that stdout holds only changes: a person sees it is live.
+        print(f"sharedctx: watching {args.namespace} (Ctrl-C to stop)", file=sys.stderr)
         for change in changes:
             when = change.time.isoformat() if change.time else ""
             data = {
