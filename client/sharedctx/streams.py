@@ -69,9 +69,9 @@ class _Stream(Generic[R]):
         return start
 
     def _waits_for_start(self) -> bool:
-        """Whether the start's token may still come (read before the first reply, so that
-        `resume_token` holds it while the first change is awaited)."""
-        return not self._moved and not self._token
+        """Whether the start's token may still come, for a stream that resumes (read before
+        the first reply, so that `resume_token` holds it while the first change is awaited)."""
+        return self._call.resume_token is not None and not self._moved and not self._token
 
 
 class Replies(_Stream[R]):

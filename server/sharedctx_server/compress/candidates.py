@@ -15,6 +15,7 @@ read), so the same content always meets the same competitors.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -99,15 +100,28 @@ def json_after_preamble(content: str) -> int:
     """Where a JSON array or object starts in `content` after up to _PREAMBLE_LINES lines
     that are not JSON (a tool's warnings printed before its `--format json` output, `2>&1`);
     0 when it does not."""
+    if _opens_json(content, 0):
+        return 0
     at = 0
     for _ in range(_PREAMBLE_LINES):
         newline = content.find("\n", at)
         if newline < 0:
             return 0
         at = newline + 1
-        if content[at:].lstrip()[:1] in ("{", "[") and looks_like_json(content[at:]):
-            return 0 if content.lstrip()[:1] in ("{", "[") else at
+        # The bracket first, without copying the text: this runs on every Put.
+        if _opens_json(content, at) and looks_like_json(content[at:]):
+            return at
     return 0
+
+
+_BLANK = re.compile(r"\s*")
+
+
+def _opens_json(content: str, at: int) -> bool:
+    """Whether the first non-blank character from `at` opens a JSON array or object."""
+    start = _BLANK.match(content, at)
+    first = start.end() if start else at
+    return content[first : first + 1] in ("{", "[")
 
 
 def _json_after(source: Source, at: int) -> Plan:

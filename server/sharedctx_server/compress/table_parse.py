@@ -347,8 +347,11 @@ def _shifted(table: Table, by: int) -> Table:
 def _restarts(lines: list[str], i: int, lead: str) -> bool:
     """Whether line `i` is the header of another table: it reads as column names and follows
     a blank line, or begins with the first header's first word (`Filesystem`, `NAME`)."""
+    # The cheap test first: it runs on every line of a table.
+    if lines[i - 1].strip() and not lines[i].lstrip().startswith(lead):
+        return False
     words = lines[i].split()
-    if not _labels(words) or _RECORD.match(lines[i]) or _HEADING.match(lines[i]):
+    if not words or not _labels(words) or _RECORD.match(lines[i]) or _HEADING.match(lines[i]):
         return False
     return not lines[i - 1].strip() or words[0] == lead
 
