@@ -52,7 +52,7 @@ class Sample:
     """One tool output, the kind of output it is, and how the store would label it."""
 
     name: str
-    kind: str  # listing, table, diff, tests, log, json, trace, source, markup
+    kind: str  # listing, table, diff, search, tests, log, json, trace, source, markup
     command: str
     text: str
     entry_kind: str  # the Put's kind hint

@@ -205,6 +205,27 @@ def _diffs(c: _Collector) -> None:
     )
 
 
+def _searches(c: _Collector) -> None:
+    if not have("git") or not (c.repo / ".git").exists():
+        c.notes.append("searches: no git repository; skipped")
+        return
+    git = ["git", "-C", str(c.repo)]
+    c.add(
+        "git grep defs",
+        "search",
+        "git grep -n 'def ' -- server/sharedctx_server/fit",
+        lambda: run([*git, "grep", "-n", "def ", "--", "server/sharedctx_server/fit"]),
+        tool="grep",
+    )
+    c.add(
+        "git grep -C2",
+        "search",
+        "git grep -n -C2 'raise ' -- server/sharedctx_server/edge",
+        lambda: run([*git, "grep", "-n", "-C2", "raise ", "--", "server/sharedctx_server/edge"]),
+        tool="grep",
+    )
+
+
 def _tests(c: _Collector) -> None:
     py = python()
     path = c.write("pytest/test_orders.py", inputs.FAILING_PYTEST)
@@ -434,6 +455,6 @@ def _documents(c: _Collector) -> None:
 def collect(tmp: Path, repo: Path) -> tuple[list[Sample], list[str]]:
     """Run every program; return the samples and notes on what was skipped."""
     c = _Collector(tmp, repo)
-    for group in (_listings, _tables, _diffs, _tests, _logs, _documents):
+    for group in (_listings, _tables, _diffs, _searches, _tests, _logs, _documents):
         group(c)
     return c.samples, c.notes

@@ -23,6 +23,7 @@ from .blame import plan_blame
 from .detect import detect_lines
 from .diff import plan_diff
 from .error_lines import JudgedLines
+from .grep import plan_grep
 from .json_compress import compress_json, looks_like_json
 from .listing import plan_listing
 from .log import compress_log
@@ -42,6 +43,7 @@ _STRUCTURAL: tuple[Callable[[Source], Plan | None], ...] = (
     plan_table,
     plan_diff,
     plan_blame,
+    plan_grep,
     plan_tests,
     plan_source,
     plan_markup,
@@ -51,7 +53,9 @@ _STRUCTURAL: tuple[Callable[[Source], Plan | None], ...] = (
 # lines of code that differ only in their words (masked as a log's varying names) into
 # `[... 27 similar lines]`; the blame form keeps every line, at about three times the
 # tokens of the log compressor's on a 380-line file.
-_LINE_STRUCTURES = frozenset({"listing", "table", "diff", "blame", "tests", "source"})
+# For search results the log compressor would be wrong too: each line is a match the search
+# asked for, and its sizer kept 7 of `git grep -C2`'s 53 matches.
+_LINE_STRUCTURES = frozenset({"listing", "table", "diff", "blame", "grep", "tests", "source"})
 # Structures whose compressor promises to keep parts whole: when it saves nothing, the log
 # compressor does not run after all, since its sizer would cut them (a short pytest report
 # whose passing tests fit on a few lines of dots is its failures; the log compressor cut

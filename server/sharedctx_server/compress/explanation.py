@@ -29,10 +29,15 @@ def explanation_lines(choice: Choice) -> list[str]:
     chosen = [t for t in choice.trials if t.outcome == "chosen"]
     if chosen and chosen[-1].dropped:
         lines.append(f"left out by {chosen[-1].name}: " + "; ".join(chosen[-1].dropped))
-        if has_marker(choice.result.text):  # not when only whitespace went
+        # Not when only whitespace went, nor when a structural form's header says all there
+        # is to say (blame, search results: nothing is left out in place).
+        first, _, rest = choice.result.text.partition("\n")
+        if has_marker(rest):
             lines.append(
                 "(each place where something was left out carries a [... N ... omitted] marker)"
             )
+        elif has_marker(first):
+            lines.append("(the form's first line says how it is written)")
     return lines
 
 

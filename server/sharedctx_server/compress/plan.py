@@ -14,6 +14,7 @@ CompressorName = Literal[
     "table",
     "diff",
     "blame",
+    "grep",
     "tests",
     "source",
     "markup",
