@@ -65,3 +65,18 @@ def test_other_output_is_not_read_as_blame(token_counter: TokenCounter) -> None:
     log = "\n".join(f"2026-12-05 08:54:{i % 60:02d} INFO worker: job {i} done" for i in range(80))
     choice = explain(log, count_tokens=token_counter.count)
     assert all(t.name != "blame" for t in choice.trials)
+
+
+def test_other_date_formats_are_blame_too(token_counter: TokenCounter) -> None:
+    # `git blame --date=short` and `--date=relative`: the author and date said as written.
+    runs = [("^1a552f0", code("seed", 30)), ("3d9478b2", code("total", 12))]
+    default = blame(runs)
+    for when, said in (("2026-12-05", "2026-12-05"), ("6 days ago", "6 days ago")):
+        text = default.replace("2026-12-05 08:54:13 +0000", when)
+        result = compress(text, count_tokens=token_counter.count, tool_name="git")
+        assert result.compressor == "blame"
+        lines = result.text.split("\n")
+        assert lines[1] == f"^1a552f0 (Seed Author {said}) lines 1-30:"
+        assert f"3d9478b2 (Ada Lovelace {said}) lines 31-42:" in lines
+        kept = [t.strip() for t in lines[2:] if t and not t.endswith(f"{said}) lines 31-42:")]
+        assert kept == [c.strip() for _, code_lines in runs for c in code_lines]

@@ -31,9 +31,12 @@ _LINE = re.compile(
     r"^(?P<sha>\^?[0-9a-f]{7,40}) (?:\S+ +)?\((?P<author>.+?) +(?P<day>\d{4}-\d{2}-\d{2}) "
     r"\d{2}:\d{2}:\d{2} [+-]\d{4} +(?P<line>\d+)\) ?(?P<text>.*)$"
 )
-_QUICK = re.compile(
-    r"^\^?[0-9a-f]{7,40} .*\(.+ \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{4} +\d+\)"
+# Any other `--date` format (`--date=short`: `2026-12-05`, `--date=relative`: `6 days ago`):
+# the author and date as written, whitespace collapsed.
+_ANY_DATE = re.compile(
+    r"^(?P<sha>\^?[0-9a-f]{7,40}) (?:\S+ +)?\((?P<who>.+?) +(?P<line>\d+)\) ?(?P<text>.*)$"
 )
+_QUICK = re.compile(r"^\^?[0-9a-f]{7,40} (?:\S+ +)?\(.+ +\d+\)")
 _INDENT = "  "
 
 
@@ -57,12 +60,19 @@ def plan_blame(source: Source) -> Plan | None:
     if _QUICK.match(source.content) is None:
         return None
     raw = source.raw_lines
-    parsed = [_LINE.match(line) for line in raw]
+    parsed = [_LINE.match(line) or _ANY_DATE.match(line) for line in raw]
     nonblank = sum(1 for line in raw if line.strip())
     understood = sum(1 for m in parsed if m is not None)
     share = understood / nonblank if nonblank else 0.0
     reason = f"{share:.0%} of the non-blank lines are `git blame` lines"
     return Plan("blame", share, reason, lambda: _render(source, parsed))
+
+
+def _who(m: re.Match[str]) -> str:
+    """A blame line's `sha (author day)`; with another date format, its author and date."""
+    if m.re is _LINE:
+        return f"{m['sha']} ({m['author']} {m['day']})"
+    return f"{m['sha']} ({' '.join(m['who'].split())})"
 
 
 def _render(source: Source, parsed: list[re.Match[str] | None]) -> Attempt:
@@ -74,7 +84,7 @@ def _render(source: Source, parsed: list[re.Match[str] | None]) -> Attempt:
             run = None
             out.append(line)  # not a blame line, or one that reports a problem: as written
             continue
-        who, number = f"{m['sha']} ({m['author']} {m['day']})", int(m["line"])
+        who, number = _who(m), int(m["line"])
         text = _INDENT + m["text"] if m["text"] else ""
         if run is not None and run.who == who and number == run.last + 1:
             run.last = number

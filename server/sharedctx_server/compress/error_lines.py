@@ -99,6 +99,11 @@ _NEEDLES = (
     "gateway",
     "assert",
     "undefined reference",  # the linker's
+    "no such file",
+    "not found",  # `command not found`, ldd's `=> not found`
+    "not permitted",
+    "no rule to make",
+    "cannot ",
 )
 # The rest of the vocabulary: phrases whose words a tab or double space may separate, each
 # with a literal it needs (a line without it is not searched), and the shapes anchored at a

@@ -152,7 +152,18 @@ _SIGNALS: tuple[_Signal, ...] = (
         re.compile(
             r"(?:(?<!\.)|(?=\w+\())\b(?:errors?|exceptions?|failed|failures?|fail(?:s|ing)?|fatal|panic(?:ked|s)?"
             r"|crash(?:ed|es)?|abort(?:ed)?|traceback|denied|refused|timed out|unhandled|uncaught"
-            r"|critical|killed|undefined reference)\b(?!\.[a-z][a-z0-9]{0,4}\b(?!\())"
+            r"|critical|killed|undefined reference"
+            # What the shell, coreutils, make and the loader say when they fail, naming no
+            # error word: `ls: cannot access 'x': No such file or directory`, `bash: x: command
+            # not found`, `make: *** No rule to make target`, ldd's `libfoo.so => not found`.
+            r"|no such file or directory|command not found|operation not permitted"
+            r"|no rule to make target"
+            r")\b(?!\.[a-z][a-z0-9]{0,4}\b(?!\())"
+            # ... and the loader's `=> not found`; `cannot` only before what it names, quoted
+            # (coreutils: `cannot stat 'a'`) or a linker's library (`cannot find -lfoo`), not
+            # in prose (`you cannot access the page`).
+            r"|=>\s*not found\b|\bcannot (?:access|stat|open|remove|create|execute) ['\"‘`/]"
+            r"|\bcannot find -l"
         ),
         (
             "err",
@@ -171,6 +182,12 @@ _SIGNALS: tuple[_Signal, ...] = (
             "critical",
             "killed",
             "undefined reference",  # the linker's
+            "no such file",
+            "command not found",
+            "not permitted",
+            "no rule to make",
+            "cannot ",
+            "not found",
         ),
         0.35,
         4,
