@@ -426,3 +426,85 @@ async def test_an_error_in_the_middle_of_a_long_log_counts_for_its_error_factor(
     factors = {c.key: c.factors["error_indicator"] for c in result.explain}
     assert factors["tool/api-log"] >= 0.25
     assert factors["tool/quiet-log"] == 0
+
+
+def payments_log() -> str:
+    """2,000 lines of a payments service: captures, and ten errors in four kinds."""
+    lines = []
+    for i in range(2000):
+        stamp = f"2026-12-05 18:{i // 60 % 60:02d}:{i % 60:02d}"
+        if i in (700, 701, 950, 1300):
+            lines.append(
+                f"{stamp} ERROR c.a.pay.HikariPool : HikariPool-1 - Connection is not "
+                "available, request timed out after 30000ms."
+            )
+        elif i in (820, 1100, 1500):
+            lines.append(
+                f"{stamp} ERROR c.a.pay.FraudScoreClient : fraud-score call failed: HTTP 503 "
+                "from http://fraud-score:8080/v1/score"
+            )
+        elif i in (1010, 1400):
+            lines.append(
+                f"{stamp} ERROR c.a.pay.LedgerWriter : ledger append failed for batch {i}: "
+                "java.net.SocketTimeoutException: Read timed out"
+            )
+        else:
+            lines.append(
+                f"{stamp} INFO  c.a.pay.PaymentService : payment {i * 7919:012x} captured "
+                f"amount={i % 997}.{i % 89:02d} currency=EUR"
+            )
+    return "\n".join(lines)
+
+
+INCIDENT_CHAT = [
+    "Priya here. I'm taking incident commander for this one; declaring SEV-2.",
+    "Looking at payments-api now; the deploy went out fifteen minutes before the first alert.",
+    "Gateway shows 502s on the payments routes only, cart and shipping are fine.",
+    "Support says the first customer report came in at 18:52 from a merchant in Lyon.",
+    "DBA team saw long-running locks on the primary around 18:40, checking what held them.",
+    "Decision: roll payments-api back to the previous release now and investigate afterwards.",
+    "Rollback started at 19:12 UTC, helm revision 88, watching the pods come up.",
+    "Public status page updated at 19:20 UTC: degraded checkout performance, investigating.",
+    "Redis memory is at 94 percent, maxmemory policy only evicts keys that have a TTL.",
+    "Error rate is back under one percent since 19:34, keeping the incident open.",
+    "Customer impact estimate: roughly 3,100 failed checkouts between 18:46 and 19:34 UTC.",
+    "Follow-up tickets filed for the migration lock timeout and the session key TTLs.",
+    "Postmortem doc drafted, review on Tuesday at ten, please add your timelines.",
+    "Thanks all, downgrading to SEV-3 and leaving the rollback in place for now.",
+]
+
+
+async def test_a_message_that_answers_beats_error_lines_that_share_no_word_with_the_question(
+    client: AsyncClient,
+) -> None:
+    # No line of the log holds a word of the question; ten report errors. Those are hits by
+    # their error evidence alone, no full match: the message that answers goes in, although
+    # it was said hours before the rest.
+    await client.put(NS, "logs/payments-api", payments_log(), kind="log", event_time=NOW)
+    for i, text in enumerate(INCIDENT_CHAT):
+        when = NOW - timedelta(minutes=300 if i == 0 else 55 - 3 * i)
+        await client.put(NS, f"chat/{i:03d}", text, kind="message", role="user", event_time=when)
+    for budget in (300, 1000):
+        result = await client.fit(NS, "Who is the incident commander?", budget)
+        assert "chat/000" in [e.key for e in result.entries], (budget, result.entries)
+
+
+async def test_a_budget_too_small_for_any_line_and_its_markers_says_too_large(
+    client: AsyncClient,
+) -> None:
+    compiled = [
+        f"[{i:03d}/400] compiled src/module_{i}.py in {i * 37 % 900} ms" for i in range(400)
+    ]
+    log = "\n".join(
+        [*compiled, "src/app.py:41: error: KeyError: 'port'", "make: *** [build] Error 1"]
+    )
+    await client.put(NS, "tool/make", log, kind="tool_output", tool_name="make")
+    # Down from a budget that takes it: the first budget under its smallest excerpt (a line
+    # and its markers) leaves it out for its size, not for other entries taking the budget.
+    for budget in range(60, 0, -1):
+        result = await client.fit(NS, "why does the build fail?", budget)
+        if not result.entries:
+            assert result.left_out_by_reason == {"too_large": 1}, budget
+            break
+    else:
+        raise AssertionError("an excerpt fitted every budget")

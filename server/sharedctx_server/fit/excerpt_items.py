@@ -127,7 +127,9 @@ def hit_items(
     # the entry's own score (rho alone tops out at 1 / (1 + ERROR_SHARE) for a quiet line,
     # which let whole entries without a single matching line outrank it).
     top = float(relevance.rho.max()) if hits.size else 1.0
-    score = entry_weight(entry_scores[slot]) * relevance.rho[hits] / top
+    # Weighed by how good the best is (Relevance.quality): a best line that holds little of
+    # the query, or only reports an error, stands for no full match.
+    score = entry_weight(entry_scores[slot]) * relevance.rho[hits] / top * relevance.quality
     score *= np.where(
         _repeat_rank(table.shapes[hits], score, slot, local) < REPEAT_FREE, 1.0, REPEAT_SHARE
     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
@@ -280,6 +280,19 @@ class SegmentIndex:
         )
         self._flat[term_id] = found
         return found
+
+    def full_match(self, query_terms: Iterable[str], in_namespace: Callable[[str], bool]) -> float:
+        """What a segment of average length holding each query term once would score: the sum
+        of the idf of every distinct query term the namespace holds somewhere (`in_namespace`:
+        in a whole entry, if not in a segment; such a term has the highest idf here). Terms
+        the namespace never holds are left out: nothing can match them."""
+        total = 0.0
+        for term in dict.fromkeys(query_terms):
+            term_id = self._vocabulary.get(term)
+            df = int(self._df[term_id]) if term_id is not None else 0
+            if df > 0 or in_namespace(term):
+                total += math.log(1.0 + (self._segments - df + 0.5) / (df + 0.5))
+        return total
 
     def bm25(
         self, query_terms: Iterable[str], *, k1: float = BM25_K1, b: float = BM25_B

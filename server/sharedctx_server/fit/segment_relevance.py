@@ -6,6 +6,14 @@
 `error` its error evidence: a failing line that matches the query beats an equally matching
 quiet one, and an error line with no query word still counts a little. Segments with rho > 0
 are hits.
+
+Dividing by the best segment makes the best line a full match however little of the query it
+holds. `quality` says how good that best is: its BM25 over FULL_SHARE of what a full match
+would score (`full`, SegmentIndex.full_match: a segment holding every query term the
+namespace holds), at most 1, and 1 when the namespace holds none of the query's terms. Hits
+weigh it against whole entries (excerpt_items): lines that share one common word with the
+question (`key` in `KeyError`, the `3` of "Figure 3"), or none and only report errors, no
+longer outrank the short note that says all of it.
 """
 
 from __future__ import annotations
@@ -19,7 +27,14 @@ import numpy.typing as npt
 from sharedctx_server.fit.segment_index import SegmentTable
 from sharedctx_server.fit.segments import Segments
 
-__all__ = ["ERROR_SHARE", "MarkerTokens", "Relevance", "SegmentView", "segment_relevance"]
+__all__ = [
+    "ERROR_SHARE",
+    "FULL_SHARE",
+    "MarkerTokens",
+    "Relevance",
+    "SegmentView",
+    "segment_relevance",
+]
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -28,6 +43,9 @@ MarkerTokens = Callable[[int], int]
 
 # Weight of a segment's error evidence beside its lexical match (rho above).
 ERROR_SHARE = 0.3
+# The share of a full match (every query term the namespace holds, once) the best segment
+# must score for its hits to weigh fully against whole entries (quality above).
+FULL_SHARE = 0.5
 
 
 def segment_relevance(raw: FloatArray, errors: FloatArray, top: float) -> FloatArray:
@@ -59,6 +77,7 @@ class Relevance:
     lexical: FloatArray
     candidates: BoolArray
     segments_of: Callable[[int], Segments]
+    quality: float = 1.0
 
     @classmethod
     def of(
@@ -67,14 +86,17 @@ class Relevance:
         raw: FloatArray,
         candidates: BoolArray,
         segments_of: Callable[[int], Segments],
+        full: float = 0.0,
     ) -> Relevance:
-        """From the segments' BM25 `raw` and `candidates`, a mask over entry rows."""
+        """From the segments' BM25 `raw` and `candidates`, a mask over entry rows, and what a
+        full match would score (`full`; 0: unknown, quality 1)."""
         eligible = candidates[table.slot_of] if len(table) else np.zeros(0, dtype=np.bool_)
         raw = np.where(eligible, raw, 0.0)
         top = float(raw.max()) if raw.size else 0.0
         rho = np.where(eligible, segment_relevance(raw, table.errors, top), 0.0)
         lexical = raw / top if top > 0 else raw
-        return cls(table, rho, lexical, candidates, segments_of)
+        quality = min(1.0, top / (FULL_SHARE * full)) if full > 0 else 1.0
+        return cls(table, rho, lexical, candidates, segments_of, quality)
 
     def per_entry_max(self, values: FloatArray) -> FloatArray:
         """The largest of `values` (aligned with the table) in each cut entry, table order."""

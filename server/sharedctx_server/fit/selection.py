@@ -154,8 +154,15 @@ def _too_large(
         # budgets' worth): an excerpt of any of them would fit. Only these rows' hits matter.
         table = offer.relevance.table
         hits = np.flatnonzero((offer.relevance.rho > 0) & too_large[table.slot_of])
+        # A hit shown alone costs its tokens and the markers for the lines around it (at
+        # least one line's each): a 10-token line with 8 tokens of markers is too large for
+        # a 17-token budget, whatever else the Fit holds.
+        n = len(table)
+        after = (hits + 1 < n) & (table.slot_of[np.minimum(hits + 1, n - 1)] == table.slot_of[hits])
+        markers = (table.local[hits] > 0).astype(np.int64) + after.astype(np.int64)
+        least = table.tokens[hits] + markers * offer.marker_tokens(1)
         fits = np.zeros(pool.size, dtype=np.bool_)
-        fits[table.slot_of[hits[table.tokens[hits] <= budget_tokens]]] = True
+        fits[table.slot_of[hits[least <= budget_tokens]]] = True
         reasons[too_large & fits] = Reason.BUDGET
     return too_large
 

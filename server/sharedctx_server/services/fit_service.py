@@ -239,8 +239,12 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
     """The query's relevance of the eligible cut entries' segments."""
     terms = lexical_terms(query.query) if query.query else []
     index = state.segments
-    raw = index.bm25(terms) if terms else np.zeros(len(index.table()))
-    return Relevance.of(index.table(), raw, eligible, index.segments_of)
+    if not terms:
+        return Relevance.of(
+            index.table(), np.zeros(len(index.table())), eligible, index.segments_of
+        )
+    full = index.full_match(terms, lambda term: state.terms.document_frequency(term) > 0)
+    return Relevance.of(index.table(), index.bm25(terms), eligible, index.segments_of, full)
 
 
 def _relevance_text(state: NamespaceState, row: int) -> str:
