@@ -142,6 +142,14 @@ async def test_put_many_names_the_entry_of_a_limit_it_breaks(
         await assert_nothing_written(c)
 
 
+async def test_a_query_over_the_size_limit_is_told_to_be_shorter(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    async with serving(settings, token_counter, limits=Limits(max_content_bytes=10)) as (_, c):
+        with pytest.raises(ResourceExhaustedError, match=r"query is 11 bytes.*shorten the query"):
+            await c.fit(NS, "q" * 11, 100)
+
+
 async def test_put_many_rejects_duplicate_keys(client: AsyncClient) -> None:
     with pytest.raises(InvalidArgumentError, match="appears twice"):
         await client.put_many(NS, [{"key": "a", "content": "x"}, {"key": "a", "content": "y"}])

@@ -27,7 +27,7 @@ from sharedctx_server.fit import (
     select_entries,
 )
 from sharedctx_server.fit.excerpt_items import BLOCK_MEMBERS, ITEM_EXPONENT, REPEAT_FREE
-from sharedctx_server.fit.excerpts import LEAD, Excerpt, plan_excerpt
+from sharedctx_server.fit.excerpts import LEAD, Excerpt, plan_excerpt, smallest_excerpt
 from sharedctx_server.fit.segment_index import HEAD_TERM_SHARE, line_shape
 
 SETTINGS = settings(max_examples=120, deadline=None)
@@ -212,6 +212,18 @@ def test_plan_without_a_match_shows_the_end() -> None:
     view = SegmentView(0, SEGS, np.zeros(len(SEGS)))
     plan = plan_excerpt(view, 12, marker_tokens)
     assert plan is not None and plan.covered[-1] == len(SEGS) - 1
+
+
+def test_plan_without_a_match_shows_the_tail_or_nothing() -> None:
+    # The last line does not fit: no line from further up stands in for the end.
+    lines = [f"line {i} word" for i in range(8)] + [" ".join(["dump"] * 60)]
+    view = SegmentView(0, segments_of(lines, [1] * 9), np.zeros(9))
+    assert plan_excerpt(view, 30, marker_tokens) is None
+    assert smallest_excerpt(view, marker_tokens) > 30
+    lines[-1] = "done"
+    view = SegmentView(0, segments_of(lines, [1] * 9), np.zeros(9))
+    plan = plan_excerpt(view, 30, marker_tokens)
+    assert plan is not None and plan.covered == list(range(9 - len(plan.covered), 9))
 
 
 # --- the fill -----------------------------------------------------------------------------

@@ -143,10 +143,12 @@ def content_size(value: str, limits: Limits, field: str = "content") -> int:
     """Content fits the size limit; returns its UTF-8 length."""
     size = _utf8_len(value, field)
     if size > limits.max_content_bytes:
+        # A query is asked, not stored: shortening it is the fix, not splitting it.
+        fix = "shorten the query" if field == "query" else "split the content"
         raise LimitExceeded(
             "max_content_bytes",
-            f"{field} is {size} bytes; the limit is {limits.max_content_bytes} (split the "
-            f"content, or raise the server's {how_to_set('max_content_bytes')})",
+            f"{field} is {size} bytes; the limit is {limits.max_content_bytes} ({fix}, or "
+            f"raise the server's {how_to_set('max_content_bytes')})",
         )
     return size
 

@@ -266,7 +266,9 @@ def plan_excerpt(view: SegmentView, allowance: int, marker_tokens: MarkerTokens)
     excerpt = Excerpt(view.segments, marker_tokens)
     count = len(view.segments)
     ranked, picks = _picks(view)
-    _add_within(excerpt, picks, allowance)
+    # Without hits, the tail: from the last segment back while they fit, not whichever
+    # single segment further up happens to (a 1,500-line `find` showed its first line).
+    _add_within(excerpt, picks, allowance, tail=not ranked)
     # Heads and neighbours only of the hits that went in: around a hit left out, they would
     # show what surrounds a line the excerpt does not show.
     shown = [h for h in ranked if h in excerpt.covered]
@@ -281,7 +283,8 @@ def smallest_excerpt(view: SegmentView, marker_tokens: MarkerTokens) -> int:
     """The tokens of the smallest excerpt plan_excerpt can make of the entry: its cheapest
     single pick (plan_excerpt within that many tokens is never None)."""
     empty = Excerpt(view.segments, marker_tokens)
-    return min(empty.cost_with(pick) for pick in _picks(view)[1])
+    ranked, picks = _picks(view)
+    return min(empty.cost_with(pick) for pick in (picks if ranked else picks[:1]))
 
 
 def _picks(view: SegmentView) -> tuple[list[int], list[list[int]]]:
@@ -295,8 +298,13 @@ def _picks(view: SegmentView) -> tuple[list[int], list[list[int]]]:
     return ranked, [[h - 1, h] if errors[h] > 0 and h > 0 else [h] for h in ranked]
 
 
-def _add_within(excerpt: Excerpt, picks: Sequence[Sequence[int]], allowance: int) -> None:
-    """Add each of `picks`, in order, that keeps `excerpt` within `allowance` tokens."""
+def _add_within(
+    excerpt: Excerpt, picks: Sequence[Sequence[int]], allowance: int, tail: bool = False
+) -> None:
+    """Add each of `picks`, in order, that keeps `excerpt` within `allowance` tokens; with
+    `tail`, stop at the first that does not."""
     for pick in picks:
         if excerpt.cost_with(pick) <= allowance:
             excerpt.add(pick)
+        elif tail:
+            return
