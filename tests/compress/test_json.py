@@ -267,3 +267,16 @@ def test_records_that_carry_prose_are_sized_not_read_as_a_table(
     text = json.dumps(results, indent=2)
     out = json.loads(compress(text, count_tokens=token_counter.count).text)
     assert out == results  # every result says something of its own: none left out
+
+
+def test_json_after_a_byte_order_mark_is_compressed_as_json(token_counter: TokenCounter) -> None:
+    doc = [
+        {"id": i, "status": "failed: disk quota exceeded" if i == 1234 else "ok"}
+        for i in range(3000)
+    ]
+    for text in ("\ufeff" + json.dumps(doc), "\ufeff" + json.dumps(doc, indent=2)):
+        result = compress(text, count_tokens=token_counter.count, kind="tool_output")
+        assert result.compressor == "json"
+        assert result.compressed_tokens < result.original_tokens // 10
+        assert result.text.startswith("\ufeff")  # kept as the document had it
+        assert "disk quota exceeded" in json.dumps(json.loads(result.text.removeprefix("\ufeff")))

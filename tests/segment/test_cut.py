@@ -211,6 +211,16 @@ def test_one_line_json_is_cut_into_items_of_its_indented_rendering() -> None:
     assert segments.tokens[2] == TOKENS.count(items[2] + "\n")
 
 
+def test_a_byte_order_mark_before_json_is_no_text() -> None:
+    # PowerShell's `Out-File` writes one: the document is still cut into its items.
+    doc = [{"id": i, "name": f"item {i}"} for i in range(40)]
+    one_line = "\ufeff" + json.dumps(doc)
+    assert excerpt_lines(one_line) == json.dumps(doc, indent=1).split("\n")
+    for text in (one_line, "\ufeff" + json.dumps(doc, indent=2)):
+        segments = cut(text, "tool_output")
+        assert segments is not None and segments.lines.size >= len(doc)
+
+
 def test_only_a_one_line_json_document_is_rendered() -> None:
     deep = "[" * 100_000 + "]" * 100_000  # parses no deeper than Python's recursion limit
     for text in ("[]", "{} ", "[1, 2", '"a string"', "plain words", "{a}\n{b}\n", deep):

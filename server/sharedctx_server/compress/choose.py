@@ -22,6 +22,7 @@ from .candidates import Skipped, candidates, generic_plan
 from .config import CompressConfig
 from .detect import looks_binary
 from .error_lines import ErrorMemo
+from .json_compress import BOM
 from .markers import has_marker
 from .plan import COMPRESSORS, Compressed, CompressorName, Plan
 from .progress import settle_progress
@@ -58,7 +59,7 @@ def _unsafe(plan: Plan, source: Source, text: str) -> str:
     content = source.content
     if plan.name == "json":
         try:
-            json.loads(text[plan.json_at :], strict=False)
+            json.loads(text[plan.json_at :].removeprefix(BOM), strict=False)
         except ValueError:
             return "unsafe: not valid JSON"
         # In a one-line document the unit kept whole is the item carrying an error, which

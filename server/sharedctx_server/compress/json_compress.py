@@ -41,7 +41,7 @@ from .select import fingerprints, pick_distinct
 from .sizer import optimal_k
 from .table_rows import MAX_KEYS, choose_rows
 
-__all__ = ["compress_json", "looks_like_json"]
+__all__ = ["BOM", "compress_json", "looks_like_json"]
 
 _CLOSER = {"[": "]", "{": "}"}
 _SHAPE_CHARS = 1500  # of an item, judged for likeness: its first fields
@@ -49,9 +49,13 @@ _MAX_RECORD_FIELDS = 64  # records with more keys between them are not read as a
 _MAX_CELL_CHARS = 120  # ... nor records with a value longer than this (as written)
 
 
+BOM = "\ufeff"
+
+
 def looks_like_json(text: str) -> bool:
-    """Whether `text` is one JSON array or object (control characters in strings allowed)."""
-    stripped = text.strip()
+    """Whether `text` is one JSON array or object (control characters in strings allowed),
+    after a byte-order mark if it has one (PowerShell's `Out-File` writes one)."""
+    stripped = text.strip().removeprefix(BOM).lstrip()
     if len(stripped) < 2 or _CLOSER.get(stripped[0]) != stripped[-1]:
         return False
     try:

@@ -139,7 +139,7 @@ _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _JSON_CLOSER = re.compile(r"^\s*[\]}]+,?\s*$")
 _JSON_MAX_DEPTH = 6
-_ONE_LINE_JSON = re.compile(r"^\s*[\[{].*[\]}]\s*$")
+_ONE_LINE_JSON = re.compile(r"^\ufeff?\s*[\[{].*[\]}]\s*$")
 
 
 def text_lines(text: str) -> list[str]:
@@ -164,7 +164,7 @@ def _excerpt_view(text: str) -> tuple[list[str], bool]:
     lines = list(_settled_lines(plain)) if redraws(plain) else text_lines(plain)
     if len(lines) != 1 or not _ONE_LINE_JSON.match(lines[0]):
         return lines, False
-    rendered = _json_rendering(lines[0])
+    rendered = _json_rendering(lines[0].removeprefix("\ufeff"))  # a byte-order mark is no text
     return (list(rendered), True) if rendered is not None else (lines, False)
 
 
