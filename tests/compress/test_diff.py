@@ -41,6 +41,18 @@ def test_git_log_stat_keeps_subjects_and_files(token_counter: TokenCounter) -> N
     assert "over a few lines of prose." not in result.text
 
 
+def test_one_commit_with_its_files_listed_is_a_git_log_too(token_counter: TokenCounter) -> None:
+    # `git show --stat` of one commit: no hunks, one commit, and its files.
+    files = [f"src/app/pricing/module_{k}.py" for k in range(8)] + ["docs/guide.md"]
+    text = "\n".join(_commit(3, "Split the pricing module", ["Why it was done."], files))
+    result = compress(text, count_tokens=token_counter.count, tool_name="git")
+    assert result.compressor == "diff"
+    out = result.text.split("\n")
+    assert out[0].startswith("[git log: 1 commit,")
+    assert any(line.startswith(" src/app/pricing/: module_0.py 3,") for line in out)
+    assert " 9 files changed, +30, -9" in out
+
+
 def test_git_log_name_status_keeps_every_commit_and_its_files(token_counter: TokenCounter) -> None:
     lines: list[str] = []
     for n in range(40):

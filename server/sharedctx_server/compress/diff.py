@@ -355,14 +355,23 @@ def _render(source: Source) -> tuple[Attempt, float]:
 _QUICK = re.compile(r"^(?:commit [0-9a-f]{7,64}\b|diff |@@@? -\d|--- \S)", re.MULTILINE)
 
 
+def _lists_files(line: str) -> bool:
+    return bool(_STAT_SUMMARY.match(line) or _NAME_STATUS.match(line))
+
+
 def plan_diff(source: Source) -> Plan | None:
     """The diff compressor, if the content holds commits or file diffs with hunks."""
     if _QUICK.search(source.content) is None:
         return None
     # Ruled out before rendering, which costs far more than these checks.
+    # A diff has hunks; a log, two commits or more, or one with its files listed (`git show
+    # --stat` or `--name-status` of one commit, whose 19 files the log compressor cut to 5).
     hunks = any(_HUNK.match(line) for line in source.raw_lines)
-    if not hunks and sum(1 for line in source.raw_lines[:4000] if _COMMIT.match(line)) < 2:
-        return None
+    if not hunks:
+        commits = sum(1 for line in source.raw_lines[:4000] if _COMMIT.match(line))
+        listed = commits == 1 and any(_lists_files(line) for line in source.raw_lines[:4000])
+        if commits < 2 and not listed:
+            return None
     attempt, share = _render(source)
     reason = f"{share:.0%} of the non-blank lines are commits, file headers or hunks"
     return Plan("diff", share, reason, lambda: attempt)
