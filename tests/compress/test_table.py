@@ -147,3 +147,54 @@ def test_logs_and_prose_are_not_tables(token_counter: TokenCounter) -> None:
     for text in (log, prose):
         names = {t.name for t in explain(text, count_tokens=token_counter.count).trials}
         assert "table" not in names
+
+
+def _jobs(n: int = 120) -> list[tuple[str, ...]]:
+    """A query's result: id, name, status (a few failed, with an error), duration."""
+    rows = [("id", "name", "status", "duration_ms", "error")]
+    for i in range(1, n + 1):
+        failed = i in (17, 88)
+        rows.append((
+            str(i), f"build-{i:03d}", "failed" if failed else "succeeded", str(1000 + 37 * i % 900),
+            "OOMKilled: exit 137" if failed else "",
+        ))  # fmt: skip
+    return rows
+
+
+def _bordered(rows: list[tuple[str, ...]], bar: str, rule: str, cross: str) -> list[str]:
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    line = cross + cross.join(rule * (w + 2) for w in widths) + cross
+    cells = [
+        bar + bar.join(f" {v.ljust(w)} " for v, w in zip(r, widths, strict=True)) + bar
+        for r in rows
+    ]
+    return [line, cells[0], line, *cells[1:], line]
+
+
+def test_bordered_tables_are_tables(token_counter: TokenCounter) -> None:
+    # mysql's and `sqlite3 -table`'s borders, `-box`'s, and a Markdown table.
+    rows = _jobs()
+    markdown = _bordered(rows, "|", "-", "|")[1:-1]
+    for lines in (_bordered(rows, "|", "-", "+"), _bordered(rows, "│", "─", "┼"), markdown):
+        text = "\n".join(lines)
+        result = compress(text, count_tokens=token_counter.count, kind="tool_output")
+        assert result.compressor == "table", lines[:3]
+        out = result.text.split("\n")
+        assert out[0].startswith("[table (bordered, 5 columns): 120 rows;")
+        bar = lines[1][0]
+        assert out[1] == f"{bar} id {bar} name {bar} status {bar} duration_ms {bar} error {bar}"
+        assert sum(1 for line in out if line.startswith(bar) and "OOMKilled" in line) == 2
+        assert "status: succeeded 118, failed 2" in out
+        assert missing_error_lines(text, result.text) == []
+
+
+def test_a_lower_case_header_over_a_rule_is_a_header(token_counter: TokenCounter) -> None:
+    # `sqlite3 -column`: names in lower case, underlined by dashes.
+    rows = _jobs()
+    widths = [max(len(r[c]) for r in rows) for c in range(5)]
+    lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    result = compress("\n".join(lines), count_tokens=token_counter.count, kind="tool_output")
+    assert result.compressor == "table"
+    assert result.text.split("\n")[0].startswith("[table (aligned, 5 columns): 120 rows;")
+    assert "status: succeeded 118, failed 2" in result.text.split("\n")

@@ -68,8 +68,10 @@ def _show(table: Table, source: Source, end: int) -> _Shown:
         shown = _aligned_rows(table, kept)
         header, rows = shown[0], dict(zip(kept, shown[1:], strict=True))
     else:
-        header = raw[start].strip() if table.header is not None else ""
-        rows = {r: raw[table.rows[r]].strip() for r in kept}
+        # A bordered table's cells are padded to their column's width: one space will do.
+        show = collapse_ws if table.style == "bordered" else str.strip
+        header = show(raw[start]) if table.header is not None else ""
+        rows = {r: show(raw[table.rows[r]]) for r in kept}
     key = pick.key
     body: list[str] = [collapse_ws(raw[i]) for i in table.others if i < start]
     if header:

@@ -44,6 +44,13 @@ _RECORD = re.compile(
     r"|(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL)\b)"
 )
 _DELIMITERS = (",", "\t", ";", "|")
+# Bordered tables (`mysql`, `sqlite3 -table`, `-box`, `-markdown`, psql's `\pset border 2`):
+# rows between vertical bars, rules of dashes and corners.
+_BARS = "|│┃║"
+_TO_PIPE = str.maketrans({"│": "|", "┃": "|", "║": "|"})
+_BORDER = re.compile(
+    r"^[\s+|:│┃║┌┐└┘├┤┬┴┼╭╮╯╰╞╡╪╔╗╚╝╠╣╦╩╬]*[-─━═=]{3,}[\s+|:│┃║┌┐└┘├┤┬┴┼╭╮╯╰╞╡╪╔╗╚╝╠╣╦╩╬─━═=-]*$"
+)
 
 
 @dataclass(frozen=True)
@@ -51,7 +58,7 @@ class Table:
     """A table found in some lines: header, rows (their line indices and values) and the lines
     around it that are not rows."""
 
-    style: str  # "aligned", or the delimiter's name: "csv", "tsv", "semicolon", "pipe"
+    style: str  # "aligned", "bordered" or the delimiter's name: "csv", "tsv", "semicolon", "pipe"
     columns: tuple[str, ...]
     header: int | None  # line index of the header (None: the rows start at once)
     rule: int | None  # line index of the rule under the header, if any
@@ -227,9 +234,11 @@ def _aligned_values(line: str, starts: list[int]) -> tuple[str, ...]:
 def _aligned(lines: list[str], index: list[int]) -> Table | None:
     head = index[0]
     header = lines[head]
-    if not _labels(header.split()) or _RECORD.match(header) or _HEADING.match(header):
-        return None
     rule = index[1] if len(index) > 1 and _RULE.match(lines[index[1]]) else None
+    # Names in lower case too when a rule underlines them (`sqlite3 -column`, psql's names).
+    labels = _labels(header.split(), capitalised=rule is None)
+    if not labels or _RECORD.match(header) or _HEADING.match(header):
+        return None
     body = index[2:] if rule is not None else index[1:]
     if len(body) < _MIN_ROWS:
         return None
@@ -356,9 +365,39 @@ def _restarts(lines: list[str], i: int, lead: str) -> bool:
     return not lines[i - 1].strip() or words[0] == lead
 
 
+def _unbordered(raw_lines: list[str]) -> list[str] | None:
+    """A bordered table's lines without their borders (module docstring), or None when the
+    lines are not one: cells apart by `|`, rules blank."""
+    probe = [line.strip() for line in raw_lines[: 2 * _PROBE_ROWS] if line.strip()]
+    barred = sum(1 for line in probe if line[0] in _BARS and line[-1] in _BARS)
+    rules = sum(1 for line in probe if _BORDER.match(line))
+    if barred - rules < _MIN_ROWS + 1 or barred + rules < _MIN_FIT * len(probe):
+        return None
+    out = []
+    for line in raw_lines:
+        cut = line.strip()
+        if cut and _BORDER.match(cut):
+            out.append("")
+        elif len(cut) > 1 and cut[0] in _BARS and cut[-1] in _BARS:
+            out.append(cut[1:-1].translate(_TO_PIPE))
+        else:
+            out.append(line)
+    return out
+
+
 def find_tables(raw_lines: list[str]) -> list[Section]:
     """The tables in `raw_lines`: one section for one table, several for stacked tables
     (module docstring), none when there is no table."""
+    unbordered = _unbordered(raw_lines)
+    if unbordered is not None:
+        return [
+            Section(s.start, s.end, s.table and replace(s.table, style="bordered"))
+            for s in _find_tables(unbordered)
+        ]
+    return _find_tables(raw_lines)
+
+
+def _find_tables(raw_lines: list[str]) -> list[Section]:
     first = find_table(raw_lines)
     if first is None:
         return []
