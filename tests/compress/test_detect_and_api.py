@@ -20,6 +20,7 @@ from sharedctx_server.compress import (
     looks_binary,
 )
 from sharedctx_server.compress.config import DEFAULT_CONFIG, tool_key
+from sharedctx_server.fit import error_indicator
 from sharedctx_server.fit.segments import omission_marker, shown_line
 from sharedctx_server.tokens import TokenCounter
 
@@ -264,3 +265,20 @@ def test_a_form_that_leaves_something_out_must_save_enough(token_counter: TokenC
     assert choice.result.compressor == "none" and choice.result.text == log
     [log_trial] = [t for t in choice.trials if t.name == "log"]
     assert log_trial.outcome == f"saves {share:.0%}, under the {share + 0.01:.0%} worth an omission"
+
+
+def test_what_failing_commands_say_is_an_error_line() -> None:
+    for line in (
+        "ls: cannot access '/srv/data': No such file or directory",
+        "bash: kubeclt: command not found",
+        "rm: cannot remove '/etc/hosts': Operation not permitted",
+        "make: *** No rule to make target 'dist/app.js', needed by 'all'.  Stop.",
+        "/usr/bin/ld: cannot find -lssl",
+        "\tlibfoo.so.1 => not found",
+    ):
+        assert line_has_error(line), line
+    assert not line_has_error("You cannot access the admin page without a token.")
+    # strace's failed lookups: a program probing for files is no line a form must keep, but
+    # still error evidence for Fit (which paths did it try?).
+    probe = 'openat(AT_FDCWD, "/etc/app.toml", O_RDONLY) = -1 ENOENT (No such file or directory)'
+    assert not line_has_error(probe) and error_indicator(probe) > 0

@@ -8,6 +8,8 @@ own:
   `\t/src/x.go:12`) are not error lines, although `error_indicator` counts them as error
   evidence for a whole entry: a frame says where, not what went wrong, and a trace compressor
   must be free to elide the middle frames;
+- strace's `= -1 ENOENT (No such file or directory)` is not an error line either (a program
+  probing for files), although `error_indicator` counts it;
 - failed assertions that name no error word (pytest's `E       assert 3 == 4` detail lines,
   `AssertionError [ERR_ASSERTION]`, C's `Assertion 'x' failed`) are error lines.
 
@@ -53,6 +55,11 @@ _FRAME_LOCATION = re.compile(
     r"|^at (?:async )?(?:new )?(?:[^\s()]+ )?\(?(?:[^()\s]+:\d+(?::\d+)?|native|<anonymous>)\)?$"
     r"|^\S+\.go:\d+(?: \+0x[0-9a-f]+)?$"
 )
+# strace's result of a call that found no file (`openat(...) = -1 ENOENT (No such file or
+# directory)`): a program looking in several places, which a Python start does hundreds of
+# times; error evidence for Fit (which paths did it try?), but no line a compressed form must
+# keep (it tripled one strace's).
+_PROBED = re.compile(r"= -1 ENOENT \(No such file or directory\)")
 # pytest's "E   " detail lines (column 0), AssertionError, C's "Assertion `x' failed".
 _FAILED_ASSERTION = re.compile(r"^E \S|\bAssertionError\b|\b[Aa]ssertion\b.*\bfailed\b")
 # Warnings (apt's `W: ...` too), and what a reviewer of a plan must not miss: terraform's
@@ -135,7 +142,7 @@ def line_has_error(line: str) -> bool:
     """Whether a line carries an error indicator (error words, exception names, failed asserts)."""
     # Judged with whitespace collapsed, so a line reads the same before and after normalisation.
     text = collapse_ws(line)
-    if _FRAME_LOCATION.match(text):
+    if _FRAME_LOCATION.match(text) or _PROBED.search(text):
         return False
     if _FAILED_ASSERTION.search(text):
         return True

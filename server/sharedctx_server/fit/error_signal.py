@@ -156,10 +156,7 @@ _SIGNALS: tuple[_Signal, ...] = (
             # What the shell, coreutils, make and the loader say when they fail, naming no
             # error word: `ls: cannot access 'x': No such file or directory`, `bash: x: command
             # not found`, `make: *** No rule to make target`, ldd's `libfoo.so => not found`.
-            # Not strace's errno of a call (`= -1 ENOENT (No such file or directory)`): a
-            # program looking for a file in several places, not failing.
-            r"|(?<!enoent \()no such file or directory|command not found"
-            r"|(?<!eperm \()operation not permitted"
+            r"|no such file or directory|command not found|operation not permitted"
             r"|no rule to make target"
             r")\b(?!\.[a-z][a-z0-9]{0,4}\b(?!\())"
             # ... and the loader's `=> not found`; `cannot` only before what it names, quoted
