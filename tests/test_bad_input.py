@@ -313,3 +313,16 @@ async def test_streams_and_namespace_calls_check_the_namespace(
     request = getattr(pb, f"{method}Request")(namespace="bad ns")
     error = await _refusal(server, method, request)
     assert (error.details() or "").startswith("namespace: may only hold")
+
+
+async def test_a_message_over_grpcs_size_limit_says_what_to_do(
+    settings: Settings, token_counter: TokenCounter
+) -> None:
+    # Small limits: the server lets messages of about 1 MiB through; this one is larger, and
+    # gRPC refuses it before any handler sees it.
+    small = Limits(max_content_bytes=1000, max_batch_bytes=2000)
+    async with serving(settings, token_counter, limits=small) as (_, c):
+        with pytest.raises(ResourceExhaustedError, match="put less per call") as info:
+            await c.put(NS, "big", "x" * (2 << 20))
+        assert "max_content_bytes" in str(info.value) and "2,097,1" in str(info.value)
+        await assert_nothing_written(c)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import grpc
@@ -101,12 +102,25 @@ def _status_details(error: grpc.RpcError) -> list[Any]:
     return []
 
 
+# What gRPC itself says of a message over its size limit, before any handler sees it.
+_TOO_BIG = re.compile(r"(?:Received|Sent) message larger than max \((\d+) vs\. (\d+)\)")
+
+
 def from_rpc_error(error: grpc.RpcError) -> SharedCtxError:
     """The typed exception for a failed call, with the server's structured details attached."""
     # Sync calls raise grpc.Call instances, asyncio ones AioRpcError: both have these methods.
     code = error.code() if hasattr(error, "code") else None
     message = (error.details() if hasattr(error, "details") else None) or str(error)
     cls = _BY_CODE.get(code, InternalError) if code is not None else InternalError
+    too_big = _TOO_BIG.search(message) if code == grpc.StatusCode.RESOURCE_EXHAUSTED else None
+    if too_big is not None:
+        # gRPC's own words name neither the request nor what to do about it.
+        size, most = int(too_big[1]), int(too_big[2])
+        message = (
+            f"a message of {size:,} bytes is over the {most:,} bytes gRPC lets through here: "
+            "put less per call (the server takes content up to its max_content_bytes and "
+            f"batches up to its max_batch_bytes); gRPC said: {message}"
+        )
     exc = cls(message, code)
     for detail in _status_details(error):
         if detail.Is(pb.VersionConflict.DESCRIPTOR) and isinstance(exc, VersionConflictError):
