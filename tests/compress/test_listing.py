@@ -106,6 +106,26 @@ def test_find_output_is_grouped_by_folder(token_counter: TokenCounter) -> None:
     assert result.compressed_tokens < 0.5 * result.original_tokens
 
 
+def test_tar_tv_output_is_grouped_by_folder(token_counter: TokenCounter) -> None:
+    names = ["api", "models", "views", "forms", "admin", "urls", "tasks", "utils", "signals"]
+    entry = "{} root/root {:>9} 2026-12-05 05:54 {}"
+    lines = [entry.format("drwxr-xr-x", 0, "srv/app/")]
+    for part in ("billing", "orders", "stock"):
+        lines.append(entry.format("drwxr-xr-x", 0, f"srv/app/{part}/"))
+        lines += [
+            entry.format("-rw-r--r--", 1000 + 37 * i, f"srv/app/{part}/{part}_{name}.py")
+            for i, name in enumerate(names)
+        ]
+    lines.append("lrwxrwxrwx root/root         0 2026-12-05 05:54 srv/app/current -> orders")
+    result = compress("\n".join(lines), count_tokens=token_counter.count, tool_name="tar")
+    assert result.compressor == "listing"
+    out = result.text.split("\n")
+    assert "app/ (1 file, 3 dirs): current -> orders" in out
+    orders = next(line for line in out if line.startswith("app/orders/ (9 files"))
+    assert all(f"orders_{name}.py" in orders for name in names)
+    assert result.compressed_tokens < 0.6 * result.original_tokens
+
+
 def test_tree_output_is_read_by_depth(token_counter: TokenCounter) -> None:
     lines = ["project"]
     for d in range(4):

@@ -1,5 +1,5 @@
 """Reading directory listings line by line: `ls -l` (and `-i`, `-s`, `-R`), `find` (and
-`find -ls`), `tree` and `du`, into folders of entries.
+`find -ls`), `tree`, `du` and `tar tv`, into folders of entries.
 
 Each line is one of: an entry, a folder header (`path:` in `ls -R`), a `total N` line, the
 tool's own message (`ls: cannot open directory 'x': Permission denied`), a summary (`tree`'s
@@ -36,6 +36,12 @@ _LS_LONG = re.compile(
     r"|\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:\s+[+-]\d{4})?"
     r"|\d{2}-\d{2}\s+\d{2}:\d{2})"
     r"\s(?P<name>.+)$"
+)
+# tar tv (GNU's and bsdtar's long listing): no link count, `owner/group`, an ISO date, a path.
+_TAR = re.compile(
+    r"^(?P<type>[-dlhcbp])(?P<mode>[-rwxsStT]{9})\s+(?P<owner>[^\s/]+)/(?P<group>\S+)\s+"
+    r"(?P<size>\d+(?:,\d+)?)\s+(?P<date>\d{4}-\d{2}-\d{2}\s+\d{2}:\d{2}(?::\d{2})?)\s"
+    r"(?P<name>.+)$"
 )
 _TOTAL = re.compile(r"^total\s+[\d.,]+[KMGTPE]?$")
 _TOOL_MESSAGE = re.compile(r"^(?:ls|find|du|tree|stat|g?ls|gfind|gdu):\s")
@@ -160,6 +166,30 @@ def _ls_entry(m: re.Match[str]) -> tuple[str | None, Entry]:
     return folder, entry
 
 
+def _tar_entry(m: re.Match[str]) -> tuple[str, Entry]:
+    kind, mode, owner, group, size_text, date, name = m.groups()
+    target = ""
+    for link in (" -> ", " link to "):  # a symlink, a hard link
+        if link in name:
+            name, target = name.split(link, 1)
+            break
+    folder, name = _split_path(name)
+    entry = Entry(
+        name=name,
+        type="l" if kind == "h" else kind,
+        mode=mode,
+        owner=owner,
+        group=group,
+        size=size_bytes(size_text) if "," not in size_text else None,
+        size_text=size_text,
+        date=" ".join(date.split()),
+        target=target,
+        is_dir=kind == "d",
+        line=m.string,
+    )
+    return folder, entry
+
+
 class _Reader:
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
@@ -198,6 +228,12 @@ class _Reader:
             folder, entry = _ls_entry(m)
             self._count("ls" if folder is None else "find")
             self._add(self.current if folder is None else folder, entry)
+            return
+        tar = _TAR.match(line)
+        if tar:
+            folder, entry = _tar_entry(tar)
+            self._count("find")  # paths, as find prints them
+            self._add(folder, entry)
             return
         if _TOTAL.match(stripped):
             self.listing.understood += 1
