@@ -184,7 +184,8 @@ async def test_small_budgets_give_the_best_entry_and_say_when_nothing_fits(tools
         tiny = await client.call_tool(
             "fit", {"namespace": ns, "query": "build", "budget_tokens": 40}
         )
-        assert "None fits the 1 token left for texts once headings are reserved" in _text(tiny)
+        assert "None fits the 0 tokens left for texts once headings are reserved" in _text(tiny)
+        assert not tiny.structured_content["entries"]
         for budget in (2_000_000, 10**12):  # past the limit, however far
             huge = await client.call_tool(
                 "fit", {"namespace": ns, "query": "build", "budget_tokens": budget}
@@ -192,3 +193,35 @@ async def test_small_budgets_give_the_best_entry_and_say_when_nothing_fits(tools
             assert huge.is_error
             assert "exceeds the server's limit" in _text(huge)
             assert f"{budget} less headings" in _text(huge)
+
+
+async def test_slots_left_over_widen_until_the_answer_fits(tools: Tools) -> None:
+    # A chat about a failing build and the build's log: the log's excerpt ranks below several
+    # chat lines, beyond the first slots; the texts leave most of the budget, so the tool asks
+    # again with more slots, and the error line comes back.
+    ns = "team-b/widen"
+    compiled = [
+        f"[{i:03d}/400] compiled src/module_{i}.py in {i * 37 % 900} ms" for i in range(400)
+    ]
+    log = "\n".join(
+        [*compiled, "src/app.py:41: error: KeyError: 'port'", "make: *** [build] Error 1"]
+    )
+    chat = [
+        "The build fails since this morning.", "Which target?", "make build, on CI and locally.",
+        "Did anything change in the config?", "Someone edited app.toml yesterday.",
+        "I will run make and look at the log.", "Ok, thanks.", "Running it now.",
+        "It takes a while to compile all the modules.", "Sure.", "The build is at module 300.",
+        "Still building?", "Almost done.", "The build failed again.", "What does the log say?",
+        "Let me look.",
+    ]  # fmt: skip
+    client_ = tools.client()
+    await client_.put(ns, "tool/make", log, kind="tool_output", tool_name="make")
+    for i, text in enumerate(chat):
+        await client_.put(ns, f"chat/{i:02d}", text, kind="message", thread="t1")
+    async with Client(build(tools)) as client:
+        for budget in (500, 1000):
+            fit = await client.call_tool(
+                "fit",
+                {"namespace": ns, "query": "why does the build fail?", "budget_tokens": budget},
+            )
+            assert "KeyError: 'port'" in _text(fit), budget

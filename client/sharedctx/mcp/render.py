@@ -18,8 +18,8 @@ def iso(when: datetime | None) -> str | None:
 
 # The server counts the entries' texts; the summary line and each entry's heading come on top
 # and must fit the budget too, so they are reserved before asking (reserve). About what such a
-# line takes (a key of 30 characters, an excerpt of a few ranges); headings may take at most a
-# third of the budget, which caps the entries at one per 96 tokens.
+# line takes (a key of 30 characters, an excerpt of a few ranges); headings take at most a
+# third of the budget at first (one entry per 96 tokens), more when the texts leave room.
 HEADING_TOKENS = 32
 SUMMARY_TOKENS = 32
 
@@ -37,15 +37,27 @@ class Reserved:
 KEEP_RECENT = 2
 
 
-def reserve(budget_tokens: int) -> Reserved:
-    """The budget to ask Fit for the entries' texts, the most entries to ask for, so that the
-    text with its headings stays within `budget_tokens`, and how many of those slots the
-    newest entries may take first (at most half: with one slot, the best entry gets it)."""
+def reserve(budget_tokens: int, most: int | None = None) -> Reserved:
+    """The budget to ask Fit for the entries' texts, the most entries to ask for (`most`, by
+    default one per three headings' worth of budget), so that the text with its headings
+    stays within `budget_tokens`, and how many of those slots the newest entries may take
+    first (at most half: with one slot, the best entry gets it). The texts' budget is under
+    1 when the headings take it all: then nothing fits."""
     # (Within the request's 32-bit field, whatever the budget: a budget past the server's
     # limit is then refused for what it is.)
-    most = min(max(1, budget_tokens // (3 * HEADING_TOKENS)), 2**31 - 1)
-    texts = max(1, budget_tokens - SUMMARY_TOKENS - most * HEADING_TOKENS)
+    if most is None:
+        most = budget_tokens // (3 * HEADING_TOKENS)
+    most = min(max(1, most), 2**31 - 1)
+    texts = budget_tokens - SUMMARY_TOKENS - most * HEADING_TOKENS
     return Reserved(texts, most, min(KEEP_RECENT, most // 2))
+
+
+def widened(budget_tokens: int, asked: Reserved, used: int) -> Reserved | None:
+    """More slots when a Fit that filled `asked.most` of them used `used` tokens of text and
+    left much of its budget: each new slot takes a heading and leaves as much for its text.
+    None when there is no room for one."""
+    extra = (asked.texts_budget - used) // (2 * HEADING_TOKENS)
+    return reserve(budget_tokens, asked.most + extra) if extra >= 1 else None
 
 
 def heading(entry: FitEntry) -> str:
@@ -76,7 +88,7 @@ def fit_text(namespace: str, result: FitResult, budget_tokens: int, texts_budget
         return f"{summary} No stored entry passes the filters."
     if not result.entries:
         return (
-            f"{summary} None fits the {_count(texts_budget, 'token')} "
+            f"{summary} None fits the {_count(max(0, texts_budget), 'token')} "
             "left for texts once headings are reserved: ask with a larger budget_tokens."
         )
     blocks = [summary]

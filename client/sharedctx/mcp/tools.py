@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Annotated, Any, ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -18,7 +19,7 @@ from pydantic import Field
 from ..client import AsyncClient
 from ..errors import SharedCtxError
 from ..loop_clients import LoopClients
-from ..types import StrategyName
+from ..types import FitResult, StrategyName
 from .models import (
     DeleteResult,
     EntryResult,
@@ -29,7 +30,10 @@ from .models import (
     PutResult,
     StatsResult,
 )
-from .render import fit_text, reserve
+from .render import Reserved, fit_text, reserve, widened
+
+# Fits asked for one call of the tool: the first, and wider ones while slots were too few.
+_WIDEN_TRIES = 3
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -170,30 +174,52 @@ class Tools:
         ] = None,
     ) -> Annotated[CallToolResult, FitOutput]:
         """The entries that best fill the budget for the query, as text and as data."""
+        request = filters.as_request() if filters is not None else None
         asked = reserve(budget_tokens)
-        try:
-            result = await self.client().fit(
-                namespace,
-                query,
-                asked.texts_budget,
-                strategy=strategy,
-                filters=filters.as_request() if filters is not None else None,
-                include_content=True,
-                max_entries=asked.most,
-                keep_recent=asked.keep_recent,
-            )
-        except SharedCtxError as exc:
-            if exc.code_name() not in ("RESOURCE_EXHAUSTED", "INVALID_ARGUMENT"):
-                raise
-            # The server's message names the budget it was sent, not the caller's.
-            note = f"asked for {asked.texts_budget} tokens of text: {budget_tokens} less headings"
-            raise SharedCtxError(f"{exc.message} ({note})", exc.code) from None
+        result = await self._fit_once(namespace, query, budget_tokens, asked, strategy, request)
+        for _ in range(_WIDEN_TRIES):
+            # The slots were too few: entries were left out for them while the texts left
+            # much of the budget (thirty short messages and a log whose excerpt ranked 7th).
+            wider = widened(budget_tokens, asked, result.total_tokens)
+            if not result.left_out_by_reason.get("max_entries") or wider is None:
+                break
+            asked = wider
+            result = await self._fit_once(namespace, query, budget_tokens, asked, strategy, request)
+        if asked.texts_budget < 1:  # the headings take the whole budget: nothing fits
+            result = replace(result, entries=[], total_tokens=0)
         return CallToolResult(
             content=[
                 TextContent(text=fit_text(namespace, result, budget_tokens, asked.texts_budget))
             ],
             structured_content=FitOutput.of(result, budget_tokens).model_dump(mode="json"),
         )
+
+    async def _fit_once(
+        self,
+        namespace: str,
+        query: str,
+        budget_tokens: int,
+        asked: Reserved,
+        strategy: StrategyName | None,
+        filters: Any,
+    ) -> FitResult:
+        try:
+            return await self.client().fit(
+                namespace,
+                query,
+                max(1, asked.texts_budget),
+                strategy=strategy,
+                filters=filters,
+                include_content=True,
+                max_entries=asked.most,
+                keep_recent=asked.keep_recent,
+            )
+        except SharedCtxError as exc:
+            if "budget" not in exc.message:
+                raise
+            # The server's message names the budget it was sent, not the caller's.
+            note = f"asked for {asked.texts_budget} tokens of text: {budget_tokens} less headings"
+            raise SharedCtxError(f"{exc.message} ({note})", exc.code) from None
 
     @tool_errors
     async def stats(self, namespace: Namespace) -> StatsResult:
