@@ -233,3 +233,27 @@ def test_a_refused_page_says_whether_the_inspector_has_a_token(token: bool, hint
         target="127.0.0.1:50051", login_required=token, link=lambda **_: "?",
     )  # fmt: skip
     assert hint in page
+
+
+def test_a_namespace_with_dot_segments_keeps_them_in_its_links(ui_url: str, client: Client) -> None:
+    # A browser resolves `.` and `..` in a path (`/ns/qa/../x` would show `x`): such segments
+    # are escaped twice in links, and read back as the namespace they name.
+    ns = "dots/./a/../b"
+    client.put(ns, "note/1", "a note in an odd namespace")
+    try:
+        link = "/ns/dots/%252E/a/%252E%252E/b"
+        assert f'href="{link}"' in fetch(ui_url + "/?prefix=dots/").text
+        page = fetch(ui_url + link)
+        assert page.status == 200 and "note/1" in page.text
+        assert f'href="/entry{link[3:]}?key=note/1"' in page.text
+        assert fetch(ui_url + f"/entry{link[3:]}?key=note/1").status == 200
+    finally:
+        client.delete(ns, "note/1")
+
+
+def test_shares_read_as_whole_percent_but_never_all_when_not() -> None:
+    from sharedctx.ui.fmt import percent
+
+    assert [percent(1, 3), percent(1, 1000), percent(70_806, 70_998), percent(5, 5)] == [
+        "33%", "<1%", ">99%", "100%",
+    ]  # fmt: skip

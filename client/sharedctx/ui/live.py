@@ -22,6 +22,7 @@ from starlette.responses import StreamingResponse
 from ..client import AsyncClient
 from ..errors import SharedCtxError
 from ..types import Change
+from .fmt import namespace_of
 
 __all__ = ["events"]
 
@@ -118,7 +119,7 @@ def _ended(exc: SharedCtxError, resuming: bool) -> str:
 async def events(request: Request) -> StreamingResponse:
     """The namespace's changes as server-sent events (only keys with `prefix`)."""
     client: AsyncClient = request.app.state.client
-    namespace = request.path_params["namespace"]
+    namespace = namespace_of(request.path_params["namespace"])
     prefix = request.query_params.get("prefix", "")
     resume = request.headers.get("last-event-id", "")
     return StreamingResponse(

@@ -16,6 +16,7 @@ from ..errors import SharedCtxError
 from ..types import Entry
 from . import listing
 from .config import UiConfig
+from .fmt import namespace_of
 from .omissions import mark
 
 __all__ = ["entry", "http_status", "namespace", "namespaces", "raw", "render", "row"]
@@ -99,7 +100,7 @@ async def namespaces(request: Request) -> Response:
 
 async def namespace(request: Request) -> Response:
     """A namespace's entries: a sortable, filterable, paged table that follows Watch."""
-    ns = request.path_params["namespace"]
+    ns = namespace_of(request.path_params["namespace"])
     config: UiConfig = request.app.state.config
     client = client_of(request)
     order = request.query_params.get("order", "")
@@ -133,7 +134,7 @@ async def namespace(request: Request) -> Response:
 
 async def row(request: Request) -> Response:
     """One entry's table row, for the live updates of a namespace page (404 once it is gone)."""
-    ns = request.path_params["namespace"]
+    ns = namespace_of(request.path_params["namespace"])
     key = request.query_params.get("key", "")
     found = await client_of(request).get_many(ns, [key])
     if key not in found:
@@ -143,7 +144,7 @@ async def row(request: Request) -> Response:
 
 async def entry(request: Request) -> Response:
     """One entry: both forms side by side, what compression left out, metadata, version."""
-    ns = request.path_params["namespace"]
+    ns = namespace_of(request.path_params["namespace"])
     key = request.query_params.get("key", "")
     client = client_of(request)
     full, compressed = await asyncio.gather(
@@ -182,7 +183,7 @@ def _metadata(e: Entry) -> list[tuple[str, str]]:
 
 async def raw(request: Request) -> Response:
     """An entry's text as plain text (`form=full` for the original)."""
-    ns = request.path_params["namespace"]
+    ns = namespace_of(request.path_params["namespace"])
     key = request.query_params.get("key", "")
     full = request.query_params.get("form", "compressed") == "full"
     found = await client_of(request).get(ns, key, full=full)

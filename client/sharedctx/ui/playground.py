@@ -10,6 +10,7 @@ from . import fitview
 from .config import UiConfig
 from .explain import FACTORS, score_note
 from .fitform import CHOICES, FitForm
+from .fmt import namespace_of
 from .pages import client_of, http_status, render
 
 __all__ = ["page"]
@@ -17,7 +18,7 @@ __all__ = ["page"]
 
 async def page(request: Request) -> Response:
     """The playground for a namespace; runs the Fit when the form was submitted."""
-    ns = request.path_params["namespace"]
+    ns = namespace_of(request.path_params["namespace"])
     config: UiConfig = request.app.state.config
     form, errors = FitForm.parse(request.query_params)
     view = None
