@@ -249,7 +249,8 @@ class _Calls:
             return UnavailableError(
                 f"cannot reach a sharedctx server at {self.target}"
                 f"{f' ({reason.group(0).lower()})' if reason else ''}: is `sharedctx serve` "
-                "running there? Check --target / SHAREDCTX_TARGET."
+                "running there? Check the address (the CLI's --target or SHAREDCTX_TARGET; a "
+                "program's target argument, which no environment variable changes)."
                 f"{tls} (gRPC said: {error.message})",
                 error.code,
             )
