@@ -2,10 +2,11 @@
 the walk that fills the budget (fit.selection), scored against whole entries
 (docs/excerpts.md).
 
-A hit is scored `entry_weight(entry score) * rho / best rho`: the namespace's best matching
-lines come first, each weighed, damped, by how much its entry matters; past the first
-REPEAT_FREE hits of one line shape, each repeat counts REPEAT_SHARE of the one before. The segments around
-a hit follow as items worth CONTEXT_SHARE of it (the next ones out, up to CONTEXT_RINGS on
+A hit is scored `entry_weight(entry score) * rho / best rho * quality`: the namespace's best
+matching lines come first, each weighed, damped, by how much its entry matters, and all by
+how good the best is (Relevance.quality); past the first REPEAT_FREE hits of one line shape,
+each repeat counts REPEAT_SHARE of the one before. The segments around a hit follow as items
+worth CONTEXT_SHARE of it (the next ones out, up to CONTEXT_RINGS on
 each side, CONTEXT_SHARE of the one before), so a tight budget takes the matching lines
 first and their surroundings after; its head (Segments.heads: a table's header, the commit or
 folder it belongs to) is worth HEAD_SHARE of it, and a hit that is a head brings the first
