@@ -81,6 +81,12 @@ def test_inflections_meet_but_identifiers_stay() -> None:
     assert set(lexical_terms("deletion deleted delete")) == {"delet"}
     assert lexical_terms("option action") == ["option", "action"]
     assert lexical_terms("exception except") == ["exception", "except"]
+    # A consonant doubled for -ed/-ing is one in the word; l, s, z, f and short stems keep two.
+    assert set(lexical_terms("skipped skipping SKIP")) == {"skip"}
+    assert set(lexical_terms("committed commit stopped stop")) == {"commit", "stop"}
+    assert lexical_terms("installed install passed pass added add") == [
+        "install", "install", "pass", "pass", "add", "add",
+    ]  # fmt: skip
 
 
 def test_camel_case_names_count_their_parts_too() -> None:

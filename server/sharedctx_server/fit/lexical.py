@@ -58,6 +58,9 @@ _SUFFIXES = (
     ("ed", 5, ""),
     ("s", 4, ""),
 )
+# Doubled consonants that the word has too: install(ed), pass(ed), buzz(ed), staff(ed); and
+# vowels, which are never doubled for an inflection (agreed, freed).
+_KEEP_DOUBLED = frozenset("lszfaeiou")
 # A stem this long or longer loses a final "e", so that a word whose inflections drop or keep
 # it meets them: upgrade, upgrades, upgraded, upgrading -> upgrad; package(s) -> packag;
 # matches -> matche -> match.
@@ -76,6 +79,16 @@ def fold_suffix(term: str) -> str:
     for suffix, shortest, replacement in _SUFFIXES:
         if len(term) >= shortest and term.endswith(suffix):
             term = term[: -len(suffix)] + replacement
+            # A consonant doubled before -ed/-ing is one in the word (skipped, skipping ->
+            # skip, as SKIP is), but not l, s, z, f (installed, passed, buzzed, staffed keep
+            # theirs) nor in a stem of three letters (added -> add).
+            if (
+                suffix in ("ed", "ing")
+                and len(term) >= 4
+                and term[-1] == term[-2]
+                and term[-1] not in _KEEP_DOUBLED
+            ):
+                term = term[:-1]
             break
     if len(term) >= _TION and term.endswith("tion") and not term.endswith("ception"):
         return term[:-3]
