@@ -21,8 +21,8 @@ from sharedctx.types import FIT_CHOICES, PutItem
 from sharedctx.v1 import sharedctx_pb2 as pb
 
 CALLS = {
-    "clear", "close", "delete", "fit", "get", "get_many", "keys", "namespaces", "put", "put_many",
-    "reembed",
+    "clear", "close", "delete", "fit", "get", "get_many", "keys", "keys_page", "namespaces", "put",
+    "put_many", "reembed",
     "stats", "touch", "watch",
 }  # fmt: skip
 
@@ -69,7 +69,7 @@ def test_reads_and_unconditional_deletes_are_idempotent_writes_are_not() -> None
     ns = "team-a/s"
     assert calls.get(ns, "k").idempotent and calls.get_many(ns, ["k"]).idempotent
     assert calls.stats(ns).idempotent and calls.fit(ns, "q", 10).idempotent
-    assert calls.keys_page(ns, "", 0, "", None).idempotent
+    assert calls.keys_page(ns).idempotent
     assert calls.namespaces_page("", 0, "", None).idempotent
     assert calls.delete(ns, "k").idempotent and not calls.delete(ns, "k", if_version=3).idempotent
     assert not calls.put(ns, "k", "v").idempotent

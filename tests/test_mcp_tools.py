@@ -67,7 +67,9 @@ async def test_schemas_describe_every_argument(tools: Tools) -> None:
     kinds = {"message", "tool_output", "log", "document", "note"}
     assert set(put["kind"]["anyOf"][0]["enum"]) == kinds
     assert listed["get"].input_schema["properties"]["full"]["default"] is False
-    assert set(listed["keys"].input_schema["properties"]) == {"namespace", "prefix", "limit"}
+    assert set(listed["keys"].input_schema["properties"]) == {
+        "namespace", "prefix", "limit", "cursor",
+    }  # fmt: skip
     assert set(listed["delete"].input_schema["required"]) == {"namespace", "key"}
     assert listed["stats"].input_schema["required"] == ["namespace"]
     for tool in listed.values():
@@ -87,9 +89,16 @@ async def test_keys_delete_stats_and_fit_options(tools: Tools) -> None:
                 {"namespace": ns, "key": f"k{i}", "content": f"entry number {i}", "kind": kind},
             )
         keys = await client.call_tool("keys", {"namespace": ns, "limit": 3})
-        assert keys.structured_content == {"keys": ["k0", "k1", "k2"], "more": True}
+        first = keys.structured_content
+        assert first["keys"] == ["k0", "k1", "k2"] and first["more"] and first["cursor"]
+        rest = await client.call_tool(
+            "keys", {"namespace": ns, "limit": 3, "cursor": first["cursor"]}
+        )
+        assert rest.structured_content == {"keys": ["k3", "k4"], "more": False, "cursor": ""}
+        exact = await client.call_tool("keys", {"namespace": ns, "limit": 5})
+        assert exact.structured_content["more"] is False  # a full page with nothing after it
         keys = await client.call_tool("keys", {"namespace": ns, "prefix": "k4"})
-        assert keys.structured_content == {"keys": ["k4"], "more": False}
+        assert keys.structured_content == {"keys": ["k4"], "more": False, "cursor": ""}
         fit = await client.call_tool(
             "fit",
             {"namespace": ns, "query": "entry", "budget_tokens": 500, "strategy": "recent",

@@ -138,9 +138,15 @@ def get_many(
 
 
 def keys_page(
-    namespace: str, prefix: str, page_size: int, page_token: str, timeout: float | None
+    namespace: str,
+    prefix: str = "",
+    *,
+    page_size: int = 0,
+    page_token: str = "",
+    timeout: float | None = None,
 ) -> Unary[tuple[list[str], str]]:
-    """One page of the keys with `prefix`, and the token of the next ("" after the last)."""
+    """One page of the live keys with `prefix`, in byte order, and the token that fetches the
+    next ("" after the last): for a caller that pages on later (an MCP tool's cursor)."""
     req = pb.KeysRequest(
         namespace=namespace, prefix=prefix, page_size=page_size, page_token=page_token
     )

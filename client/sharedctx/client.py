@@ -195,6 +195,7 @@ class _Calls:
     stats = _UnaryMethod(calls.stats)
     clear = _UnaryMethod(calls.clear)
     fit = _UnaryMethod(calls.fit)
+    keys_page = _UnaryMethod(calls.keys_page)
     watch = _StreamMethod(calls.watch)
     reembed = _StreamMethod(calls.reembed)
 
@@ -315,7 +316,10 @@ class Client(_Calls):
         """Every live key with `prefix`, fetched page by page."""
         token = ""
         while True:
-            page, token = self._run(calls.keys_page(namespace, prefix, page_size, token, timeout))
+            call = calls.keys_page(
+                namespace, prefix, page_size=page_size, page_token=token, timeout=timeout
+            )
+            page, token = self._run(call)
             yield from page
             if not token:
                 return
@@ -388,7 +392,9 @@ class AsyncClient(_Calls):
         """Every live key with `prefix`, fetched page by page."""
         token = ""
         while True:
-            call = calls.keys_page(namespace, prefix, page_size, token, timeout)
+            call = calls.keys_page(
+                namespace, prefix, page_size=page_size, page_token=token, timeout=timeout
+            )
             page, token = await self._run(call)
             for key in page:
                 yield key

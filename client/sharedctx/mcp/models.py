@@ -100,6 +100,9 @@ class KeysResult(BaseModel):
 
     keys: list[str]
     more: bool = Field(description="true when more keys match than `limit` allowed")
+    cursor: str = Field(
+        default="", description="pass it back as `cursor` for the next keys; empty after the last"
+    )
 
 
 class DeleteResult(BaseModel):

@@ -42,7 +42,8 @@ DESCRIPTIONS = {
         "which keeps every error line; pass full=true for the original text, e.g. for the "
         "lines an excerpt left out."
     ),
-    "keys": "List the keys of the stored entries, optionally those starting with a prefix.",
+    "keys": "List the keys of the stored entries, optionally those starting with a prefix; "
+    "when `more` is true, call again with the returned `cursor` for the next ones.",
     "delete": "Remove one entry by key (when it is wrong or no longer useful).",
     "fit": (
         "Get the stored context that best answers a query, packed into a token budget. Call "

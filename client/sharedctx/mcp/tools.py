@@ -130,16 +130,15 @@ class Tools:
         namespace: Namespace,
         prefix: Annotated[str, Field(description="only keys starting with this")] = "",
         limit: Annotated[int, Field(ge=1, le=1000, description="most keys to return")] = 100,
+        cursor: Annotated[
+            str, Field(description="the cursor a previous call returned, to go on from there")
+        ] = "",
     ) -> KeysResult:
         """Live keys with a prefix, in byte order."""
-        found: list[str] = []
-        # One page holds `limit` keys and tells whether more follow; leaving the iterator
-        # there fetches no further page (the loop's asyncgen hooks finalise it).
-        async for key in self.client().keys(namespace, prefix, page_size=min(limit + 1, 1000)):
-            if len(found) == limit:
-                return KeysResult(keys=found, more=True)
-            found.append(key)
-        return KeysResult(keys=found, more=False)
+        found, token = await self.client().keys_page(
+            namespace, prefix, page_size=limit, page_token=cursor
+        )
+        return KeysResult(keys=found, more=bool(token), cursor=token)
 
     @tool_errors
     async def delete(self, namespace: Namespace, key: Key) -> DeleteResult:
