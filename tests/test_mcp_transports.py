@@ -73,7 +73,11 @@ async def _exercise(client: Client) -> None:
     assert invalid.is_error
     # Still serving after the errors.
     keys = await client.call_tool("keys", {"namespace": NS})
-    assert keys.structured_content == {"keys": ["logs/service", "notes/plan"], "more": False}
+    assert keys.structured_content == {
+        "keys": ["logs/service", "notes/plan"],
+        "more": False,
+        "cursor": "",
+    }
 
 
 async def test_over_stdio(server: RunningServer) -> None:
