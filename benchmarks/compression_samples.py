@@ -175,11 +175,18 @@ def _tables(c: _Collector) -> None:
     c.add("docker ps -a", "table", "docker ps -a", docker_ps, tool="docker", synthetic=True)
 
 
-def _diffs(c: _Collector) -> None:
+def _git(c: _Collector, what: str) -> list[str] | None:
+    """The git command on the repository, or None (noted) when there is none."""
     if not have("git") or not (c.repo / ".git").exists():
-        c.notes.append("diffs: no git repository; skipped")
+        c.notes.append(f"{what}: no git repository; skipped")
+        return None
+    return ["git", "-C", str(c.repo)]
+
+
+def _diffs(c: _Collector) -> None:
+    git = _git(c, "diffs")
+    if git is None:
         return
-    git = ["git", "-C", str(c.repo)]
     c.add(
         "git log --stat",
         "diff",
@@ -206,10 +213,9 @@ def _diffs(c: _Collector) -> None:
 
 
 def _searches(c: _Collector) -> None:
-    if not have("git") or not (c.repo / ".git").exists():
-        c.notes.append("searches: no git repository; skipped")
+    git = _git(c, "searches")
+    if git is None:
         return
-    git = ["git", "-C", str(c.repo)]
     c.add(
         "git grep defs",
         "search",
