@@ -81,7 +81,7 @@ def _parse(lines: list[str]) -> list[_Hit | None]:
             hits.append(None)
     # Context lines read `path-number-text`, and a path may hold `-12-` itself: a context line
     # is one that starts with the path of a match.
-    for i, line in enumerate(lines):
+    for i, line in enumerate(lines if paths else ()):
         if hits[i] is None and line != _SEPARATOR:
             hits[i] = _context(line, paths)
     return hits

@@ -233,7 +233,8 @@ def error_indicator(text: str) -> float:
 # (The one-letter cue "e" stands for `e123:`, looked for with a pattern.)
 # Not compress.error_lines' narrower _NEEDLES: one check per text affords loose cues.
 _CUES = tuple(sorted({n.lower() for s in _SIGNALS for n in s.needs if len(n) > 1}))
-_E_CODE = re.compile(r"\be\d{3,5}:")
+# ... and `e:` as a line's label (apt's `E: Unable to locate package`).
+_E_CODE = re.compile(r"\be\d{3,5}:|^[ \t]*(?:npm\s+)?e:\s", re.MULTILINE)
 
 
 def _has_cue(text: str) -> bool:

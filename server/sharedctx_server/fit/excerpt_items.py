@@ -5,7 +5,8 @@ the walk that fills the budget (fit.selection), scored against whole entries
 A hit is scored `entry_weight(entry score) * rho / best rho * quality`: the namespace's best
 matching lines come first, each weighed, damped, by how much its entry matters, and all by
 how good the best is (Relevance.quality); past the first REPEAT_FREE hits of one line shape,
-each repeat counts REPEAT_SHARE of the one before. The segments around a hit follow as items
+each repeat counts REPEAT_SHARE of the one before, and past an entry's best ENTRY_FREE hits,
+each further one ENTRY_SHARE of the one before. The segments around a hit follow as items
 worth CONTEXT_SHARE of it (the next ones out, up to CONTEXT_RINGS on
 each side, CONTEXT_SHARE of the one before), so a tight budget takes the matching lines
 first and their surroundings after; its head (Segments.heads: a table's header, the commit or
@@ -32,6 +33,8 @@ __all__ = [
     "CONTEXT_RINGS",
     "CONTEXT_SHARE",
     "ENTRY_EXPONENT",
+    "ENTRY_FREE",
+    "ENTRY_SHARE",
     "HEAD_SHARE",
     "ITEM_EXPONENT",
     "REPEAT_FREE",
@@ -72,6 +75,9 @@ BLOCK_MEMBERS = 16
 # says and how it varies, and the budget goes on to lines that say something else.
 REPEAT_FREE = 3
 REPEAT_SHARE = 0.5
+# Hits of one entry past its best ENTRY_FREE weigh ENTRY_SHARE of the one before each.
+ENTRY_FREE = 5
+ENTRY_SHARE = 0.85
 # Hit items handed to a fill: enough that their costs add up to this many budgets; the
 # neighbours of those within the first _CONTEXT_BUDGETS (only hits that go in can bring any).
 _ITEM_BUDGETS = 4
@@ -140,6 +146,11 @@ def hit_items(
     # answered).
     beyond = _repeat_rank(table.shapes[hits], score, slot, local) - REPEAT_FREE + 1
     score *= np.power(REPEAT_SHARE, np.maximum(beyond, 0))
+    # Likewise each hit of one entry past its first ENTRY_FREE: a larger budget goes on to
+    # other entries, not only to more lines of the one (a knowledge-base article took 2,954
+    # of 3,000 tokens beside the 31-token ticket that answered).
+    beyond = _repeat_rank(slot + 1, score, slot, local) - ENTRY_FREE + 1
+    score *= np.power(ENTRY_SHARE, np.maximum(beyond, 0))
     # A hit that carries an error brings the segment before it.
     with_before = (table.errors[hits] > 0) & (local > 0)
     before_tokens = np.where(with_before, table.tokens[np.maximum(hits - 1, 0)], 0)
