@@ -141,6 +141,27 @@ def _split_path(path: str) -> tuple[str, str]:
     return (path[:cut] or "/"), path[cut + 1 :]
 
 
+def _long_entry(
+    kind: str, mode: str, owner: str, group: str, size_text: str, date: str, name: str,
+    target: str, line: str,
+) -> Entry:  # fmt: skip
+    """An entry of a long listing (ls -l, find -ls, tar tv) from its columns."""
+    return Entry(
+        name=name,
+        type=kind,
+        mode=mode,
+        owner=owner,
+        group=group,
+        # A device's size is its numbers, `8, 0`.
+        size=size_bytes(size_text) if "," not in size_text.strip(",") else None,
+        size_text=size_text,
+        date=date if "  " not in date else " ".join(date.split()),
+        target=target,
+        is_dir=kind == "d",
+        line=line,
+    )
+
+
 def _ls_entry(m: re.Match[str]) -> tuple[str | None, Entry]:
     # One groups() call: this runs for every line of a listing.
     kind, mode, _links, owner, group, size_text, date, name = m.groups()
@@ -150,19 +171,7 @@ def _ls_entry(m: re.Match[str]) -> tuple[str | None, Entry]:
     folder: str | None = None
     if "/" in name.rstrip("/") and not target:
         folder, name = _split_path(name)  # find -ls, or ls -l given paths
-    entry = Entry(
-        name=name,
-        type=kind,
-        mode=mode,
-        owner=owner,
-        group=group or "",
-        size=size_bytes(size_text) if "," not in size_text.strip(",") else None,
-        size_text=size_text,
-        date=date if "  " not in date else " ".join(date.split()),
-        target=target,
-        is_dir=kind == "d",
-        line=m.string,
-    )
+    entry = _long_entry(kind, mode, owner, group or "", size_text, date, name, target, m.string)
     return folder, entry
 
 
@@ -174,20 +183,8 @@ def _tar_entry(m: re.Match[str]) -> tuple[str, Entry]:
             name, target = name.split(link, 1)
             break
     folder, name = _split_path(name)
-    entry = Entry(
-        name=name,
-        type="l" if kind == "h" else kind,
-        mode=mode,
-        owner=owner,
-        group=group,
-        size=size_bytes(size_text) if "," not in size_text else None,
-        size_text=size_text,
-        date=" ".join(date.split()),
-        target=target,
-        is_dir=kind == "d",
-        line=m.string,
-    )
-    return folder, entry
+    kind = "l" if kind == "h" else kind
+    return folder, _long_entry(kind, mode, owner, group, size_text, date, name, target, m.string)
 
 
 class _Reader:

@@ -144,12 +144,12 @@ def hit_items(
     # before: a few show what the line says, and the budget goes on to other lines and
     # entries (66 `Failed password` lines took 2,902 of 3,000 tokens from the note that
     # answered).
-    beyond = _repeat_rank(table.shapes[hits], score, slot, local) - REPEAT_FREE + 1
+    beyond = _rank_in_group(table.shapes[hits], score, slot, local) - REPEAT_FREE + 1
     score *= np.power(REPEAT_SHARE, np.maximum(beyond, 0))
     # Likewise each hit of one entry past its first ENTRY_FREE: a larger budget goes on to
     # other entries, not only to more lines of the one (a knowledge-base article took 2,954
     # of 3,000 tokens beside the 31-token ticket that answered).
-    beyond = _repeat_rank(slot + 1, score, slot, local) - ENTRY_FREE + 1
+    beyond = _rank_in_group(slot + 1, score, slot, local) - ENTRY_FREE + 1
     score *= np.power(ENTRY_SHARE, np.maximum(beyond, 0))
     # A hit that carries an error brings the segment before it.
     with_before = (table.errors[hits] > 0) & (local > 0)
@@ -204,15 +204,14 @@ def _context(table: SegmentTable, hits: IntArray) -> tuple[IntArray, IntArray, F
     segment's flat position and its share of the hit's score. A hit's context is its
     neighbours, its head, and, when the hit is itself a head (a folder, a commit), the first
     BLOCK_MEMBERS segments it heads: what that folder holds, what that commit changed."""
-    n = len(table)
-    local, slot = table.local[hits], table.slot_of[hits]
+    local = table.local[hits]
     head = table.heads[hits]
     headed = (head >= 0) & (head < local - 1)  # the segment just before is a neighbour
     parts = [(np.flatnonzero(headed), (hits - local + head)[headed], HEAD_SHARE)]
     for ring in range(1, CONTEXT_RINGS + 1):
         # The k-th segment before and after the hit, inside its entry, worth CONTEXT_SHARE**k.
         before = local >= ring
-        after = (hits + ring < n) & (table.slot_of[np.minimum(hits + ring, n - 1)] == slot)
+        after = table.followed(hits, ring)
         share = CONTEXT_SHARE**ring
         parts.append((np.flatnonzero(before), hits[before] - ring, share))
         parts.append((np.flatnonzero(after), hits[after] + ring, share))
@@ -229,15 +228,15 @@ def _context(table: SegmentTable, hits: IntArray) -> tuple[IntArray, IntArray, F
     )
 
 
-def _repeat_rank(shapes: IntArray, score: FloatArray, row: IntArray, local: IntArray) -> IntArray:
-    """Per hit, how many hits of its shape rank above it (best first; ties: row, segment);
-    0 for hits without a shape."""
+def _rank_in_group(groups: IntArray, score: FloatArray, row: IntArray, local: IntArray) -> IntArray:
+    """Per hit, how many hits of its group (a line shape, an entry) rank above it (best first;
+    ties: row, segment); 0 for hits in no group (group 0)."""
     order = np.lexsort((local, row, -score))
-    by_shape = order[np.argsort(shapes[order], kind="stable")]
-    grouped = shapes[by_shape]
+    by_group = order[np.argsort(groups[order], kind="stable")]
+    grouped = groups[by_group]
     at = np.arange(grouped.size)
     starts = np.ones(grouped.size, dtype=np.bool_)
     starts[1:] = grouped[1:] != grouped[:-1]
     rank = np.empty(grouped.size, dtype=np.int64)
-    rank[by_shape] = at - np.maximum.accumulate(np.where(starts, at, 0))
-    return np.where(shapes == 0, 0, rank)
+    rank[by_group] = at - np.maximum.accumulate(np.where(starts, at, 0))
+    return np.where(groups == 0, 0, rank)

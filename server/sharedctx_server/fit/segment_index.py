@@ -113,6 +113,13 @@ class SegmentTable:
         first = np.repeat(lo - np.cumsum(counts) + counts, counts)
         return which, members[first + np.arange(which.size)]
 
+    def followed(self, positions: IntArray, by: int = 1) -> BoolArray:
+        """Whether the segment `by` after each of `positions` is one of the same entry."""
+        n = len(self)
+        later = np.minimum(positions + by, n - 1)
+        same = (positions + by < n) & (self.slot_of[later] == self.slot_of[positions])
+        return np.asarray(same, dtype=np.bool_)
+
     def span(self, slot: int) -> slice:
         """The flat positions of `slot`'s segments."""
         k = int(np.searchsorted(self.slots, slot))

@@ -157,9 +157,7 @@ def _too_large(
         # A hit shown alone costs its tokens and the markers for the lines around it (at
         # least one line's each): a 10-token line with 8 tokens of markers is too large for
         # a 17-token budget, whatever else the Fit holds.
-        n = len(table)
-        after = (hits + 1 < n) & (table.slot_of[np.minimum(hits + 1, n - 1)] == table.slot_of[hits])
-        markers = (table.local[hits] > 0).astype(np.int64) + after.astype(np.int64)
+        markers = (table.local[hits] > 0).astype(np.int64) + table.followed(hits)
         least = table.tokens[hits] + markers * offer.marker_tokens(1)
         fits = np.zeros(pool.size, dtype=np.bool_)
         fits[table.slot_of[hits[least <= budget_tokens]]] = True

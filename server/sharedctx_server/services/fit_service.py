@@ -239,12 +239,9 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
     """The query's relevance of the eligible cut entries' segments."""
     terms = lexical_terms(query.query) if query.query else []
     index = state.segments
-    if not terms:
-        return Relevance.of(
-            index.table(), np.zeros(len(index.table())), eligible, index.segments_of
-        )
+    raw = index.bm25(terms) if terms else np.zeros(len(index.table()))
     full = index.full_match(terms, lambda term: state.terms.document_frequency(term) > 0)
-    return Relevance.of(index.table(), index.bm25(terms), eligible, index.segments_of, full)
+    return Relevance.of(index.table(), raw, eligible, index.segments_of, full)
 
 
 def _relevance_text(state: NamespaceState, row: int) -> str:
