@@ -35,6 +35,7 @@ from .stacktrace import compress_stacktrace
 from .table import plan_table
 from .testreport import plan_tests
 from .wording import counted
+from .yaml_doc import plan_yaml
 
 __all__ = ["Skipped", "candidates", "generic_plan"]
 
@@ -44,6 +45,7 @@ _STRUCTURAL: tuple[Callable[[Source], Plan | None], ...] = (
     plan_diff,
     plan_blame,
     plan_grep,
+    plan_yaml,
     plan_tests,
     plan_source,
     plan_markup,
@@ -55,13 +57,19 @@ _STRUCTURAL: tuple[Callable[[Source], Plan | None], ...] = (
 # tokens of the log compressor's on a 380-line file.
 # For search results the log compressor would be wrong too: each line is a match the search
 # asked for, and its sizer kept 7 of `git grep -C2`'s 53 matches.
-_LINE_STRUCTURES = frozenset({"listing", "table", "diff", "blame", "grep", "tests", "source"})
+_LINE_STRUCTURES = frozenset(
+    {"listing", "table", "diff", "blame", "grep", "yaml", "tests", "source"}
+)
 # Structures whose compressor promises to keep parts whole: when it saves nothing, the log
 # compressor does not run after all, since its sizer would cut them (a short pytest report
 # whose passing tests fit on a few lines of dots is its failures; the log compressor cut
 # their tracebacks for 44%). The stack trace compressor may: it trims only the middle frames
 # of long traces (cargo's backtraces through the standard library).
-_KEPT_WHOLE = {"tests": "a test report's failures stay whole (its sizer would cut them)"}
+_KEPT_WHOLE = {
+    "tests": "a test report's failures stay whole (its sizer would cut them)",
+    # Its similar lines differ in their values: it folded a NetworkPolicy's ports away.
+    "yaml": "a YAML document's values stay (it would fold lines that differ only in them)",
+}
 # A line structure that reads this much less of the lines than one that reads at least
 # generic_skip_share of them does not compete with it.
 _PARTIAL_READ = 0.1
@@ -215,6 +223,12 @@ def candidates(source: Source, generic: bool = True) -> tuple[list[Plan], list[S
                 plans.remove(plan)
                 why = f"{best.name} read {best.share:.0%} of the lines, this {plan.share:.0%}"
                 skipped.append(Skipped(plan.name, plan.share, why))
+        # Nor is it a Markdown document, whatever share markup reads: YAML's `# comments`
+        # read as headings, and the markup form dropped a manifest's `<placeholders>` as tags.
+        for plan in [p for p in plans if p.name == "markup"]:
+            plans.remove(plan)
+            why = f"{best.name} read {best.share:.0%} of the lines: not a Markdown document"
+            skipped.append(Skipped(plan.name, plan.share, why))
         # Named "log" without running detect (which would normalise every line for nothing):
         # content this structured is line-oriented output.
         why = f"the generic line compressor: {best.name} understood {best.share:.0%} of the lines"

@@ -15,6 +15,7 @@ CompressorName = Literal[
     "diff",
     "blame",
     "grep",
+    "yaml",
     "tests",
     "source",
     "markup",
