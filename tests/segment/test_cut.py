@@ -221,6 +221,20 @@ def test_a_byte_order_mark_before_json_is_no_text() -> None:
         assert segments is not None and segments.lines.size >= len(doc)
 
 
+def test_blank_lines_around_one_line_json_keep_their_places() -> None:
+    # A tool's `print()` calls around its answer: the document is still cut into its items.
+    doc = [{"id": i, "name": f"item {i}"} for i in range(40)]
+    rendering = json.dumps(doc, indent=1).split("\n")
+    text = "\n" + json.dumps(doc) + "\n\n\n"
+    assert excerpt_lines(text) == ["", *rendering, "", ""]
+    segments = cut(text, "tool_output")
+    assert segments is not None and segments.lines.size >= len(doc)
+    assert segments.total_lines == len(rendering) + 3
+    # Another line beside it, blank lines or not: its lines as they are.
+    for text in ("result:\n" + json.dumps(doc), json.dumps(doc) + "\n\n" + json.dumps(doc)):
+        assert excerpt_lines(text) == text_lines(text)
+
+
 def test_only_a_one_line_json_document_is_rendered() -> None:
     deep = "[" * 100_000 + "]" * 100_000  # parses no deeper than Python's recursion limit
     for text in ("[]", "{} ", "[1, 2", '"a string"', "plain words", "{a}\n{b}\n", deep):

@@ -162,10 +162,25 @@ def _excerpt_view(text: str) -> tuple[list[str], bool]:
     """excerpt_lines, and whether they are a one-line JSON document's rendering."""
     plain = strip_ansi(text)
     lines = list(_settled_lines(plain)) if redraws(plain) else text_lines(plain)
-    if len(lines) != 1 or not _ONE_LINE_JSON.match(lines[0]):
+    at = _only_line(lines)
+    if at is None or not _ONE_LINE_JSON.match(lines[at]):
         return lines, False
-    rendered = _json_rendering(lines[0].removeprefix("\ufeff"))  # a byte-order mark is no text
-    return (list(rendered), True) if rendered is not None else (lines, False)
+    rendered = _json_rendering(lines[at].removeprefix("\ufeff"))  # a byte-order mark is no text
+    if rendered is None:
+        return lines, False
+    return [*lines[:at], *rendered, *lines[at + 1 :]], True
+
+
+def _only_line(lines: list[str]) -> int | None:
+    """The index of the one line that is not blank (a tool's JSON answer between blank lines
+    that its `print()` calls left), or None when there are none or several."""
+    found = None
+    for i, line in enumerate(lines):
+        if line.strip():
+            if found is not None:
+                return None  # stops at the second: this runs on every cut and excerpt
+            found = i
+    return found
 
 
 # Settling judges every state of every redrawn line (a 1 MiB tqdm log holds thousands), and
