@@ -694,6 +694,22 @@ def test_records_are_found_after_the_time_a_runner_stamps_each_line_with() -> No
     assert groups("\n".join(padded) + "\n") == padded
 
 
+def test_a_cause_indented_under_a_time_of_day_stays_with_its_error() -> None:
+    # dbt stamps every line with the time alone; the cause of a model's error is indented.
+    runs = [
+        f"09:47:{i:02d}  {i} of 40 OK created sql table model stg_orders_{i} [SUCCESS in 1.2s]"
+        for i in range(12)
+    ]
+    error = [
+        "09:47:16  Database Error in model int_order_margin (models/int_order_margin.sql)",
+        "09:47:16    100051 (22012): Division by zero",
+        "09:47:16    compiled Code at target/run/models/int_order_margin.sql",
+        "09:47:16  ",
+    ]
+    done = "09:47:17  Done. PASS=39 WARN=0 ERROR=1 SKIP=0 TOTAL=40"
+    assert groups("\n".join([*runs, *error, done]) + "\n") == [*runs, "\n".join(error), done]
+
+
 def test_a_group_dense_in_tokens_is_split_within_the_token_cap() -> None:
     # Within the line and character caps, but hex counts many tokens per character.
     lines = ["ERROR digest mismatch"] + [f"  {i:04x} " + "9f3a7c" * 6 for i in range(20)]

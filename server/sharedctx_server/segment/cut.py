@@ -124,10 +124,13 @@ _QUOTED_SOURCE = re.compile(
 # when only one follows (a level padded to width: `2024-05-01T10:00:00Z  INFO`). Records are
 # found in what follows it, where the tool's own indentation is: without this, jest's `●`
 # block or a traceback under a timestamp was a record per line.
-_LINE_STAMP = re.compile(rf"^{RUNNER_STAMP}(?: (?=\S))?|^==\d+== ")
-# (The second: valgrind's `==12345== ` before every line, after which its own indentation
-# says which lines belong to an error: `Invalid read of size 1`, then `   at 0x...: main
-# (tokenize.c:39)` and the block's addresses.)
+_CLOCK_STAMP = r"\d\d:\d\d:\d\d(?:[.,]\d+)? "
+_LINE_STAMP = re.compile(rf"^(?:{RUNNER_STAMP}|{_CLOCK_STAMP})(?: (?=\S))?|^==\d+== ")
+# (The second: a time of day alone, as dbt stamps every line: its `Database Error in model
+# x`, then the cause indented under the same stamp, `09:47:16    100051 (22012): Division by
+# zero`, which was a record of its own. The third: valgrind's `==12345== ` before every
+# line, after which its own indentation says which lines belong to an error: `Invalid read
+# of size 1`, then `   at 0x...: main (tokenize.c:39)` and the block's addresses.)
 # Go's crash: `panic: ...` or `fatal error: ...`, a blank line, then the goroutines, each a
 # `goroutine 7 [running]:` line, its frames (function lines unindented, file lines indented)
 # and a blank line. A goroutine is one record, and the first stays with the message above it:
