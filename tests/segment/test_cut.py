@@ -393,6 +393,15 @@ def test_a_go_crash_keeps_its_message_with_the_crashing_goroutine() -> None:
     assert parts[1].startswith("fatal error: concurrent map writes\n\ngoroutine 4127 [running]:")
     assert parts[1].rstrip().endswith("server.go:3285 +0x4b4")
     assert parts[2].startswith("goroutine 1 [IO wait, 41 minutes]:") and len(parts) == 3
+    # A crash on a signal says so under its message: still the message.
+    nil = GO_CRASH.replace(
+        "fatal error: concurrent map writes\n",
+        "panic: runtime error: invalid memory address or nil pointer dereference\n"
+        "[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a3b2c]\n",
+    )
+    parts = groups(nil)
+    assert parts[1].startswith("panic: runtime error: invalid memory address")
+    assert "goroutine 4127 [running]:" in parts[1] and len(parts) == 3
 
 
 def test_valgrind_errors_are_records_by_their_indentation_after_the_pid() -> None:

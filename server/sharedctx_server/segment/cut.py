@@ -136,6 +136,9 @@ _LINE_STAMP = re.compile(rf"^(?:{RUNNER_STAMP}|{_CLOCK_STAMP})(?: (?=\S))?|^==\d
 # and a blank line. A goroutine is one record, and the first stays with the message above it:
 # the message says what went wrong, the crashing goroutine's frames where.
 _GO_CRASH = re.compile(r"^(?:panic|fatal error): ")
+# What the runtime prints under the message of a crash on a signal (a nil dereference):
+# `[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a3b2c]`, still its message.
+_GO_SIGNAL = re.compile(r"^\[signal [A-Z]+")
 _GOROUTINE = re.compile(r"^goroutine \d+ \[[^\]\n]*\]:$")
 _HEADING = re.compile(r"^#{1,6} ")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
@@ -409,6 +412,8 @@ def _records(lines: list[str]) -> list[int]:
         if diagnostic and (not line.strip() or _QUOTED_SOURCE.match(line)):
             continue
         if goroutine and line.strip():
+            continue
+        if crash and _GO_SIGNAL.match(line):
             continue
         if _GOROUTINE.match(line):
             goroutine = True
