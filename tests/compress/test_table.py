@@ -109,6 +109,24 @@ def test_ps_rows_split_on_whitespace_and_the_busiest_stay(token_counter: TokenCo
     assert any("97.5" in line and "--id 41" in line for line in result.text.split("\n"))
 
 
+def test_a_two_word_name_over_no_values_names_one_column(token_counter: TokenCounter) -> None:
+    # `kubectl get events`: LAST SEEN's values sit under LAST; split on whitespace, the rows
+    # would have had their values one column to the left of their names.
+    reasons = [("Normal", "Pulled", "Container image already present")] * 3 + [
+        ("Normal", "Started", "Started container api"),
+        ("Normal", "Created", "Created container api"),
+    ]
+    lines = [f"{'LAST SEEN':<12}{'TYPE':<10}{'REASON':<10}{'OBJECT':<22}MESSAGE"]
+    for i in range(60):
+        kind, reason, message = reasons[i % len(reasons)]
+        lines.append(f"{f'{i + 1}m':<12}{kind:<10}{reason:<10}{f'pod/api-{i}':<22}{message}")
+    result = compress("\n".join(lines), count_tokens=token_counter.count, tool_name="kubectl")
+    assert result.compressor == "table"
+    out = result.text.split("\n")
+    assert out[1].split("  ")[0] == "LAST SEEN"
+    assert "TYPE: Normal 60" in out and "REASON: Pulled 36, Started 12, Created 12" in out
+
+
 def test_error_rows_are_kept_verbatim(token_counter: TokenCounter) -> None:
     lines = ["id,name,status,message"]
     lines += [f"{i},job-{i},ok,done in {i} ms" for i in range(100)]

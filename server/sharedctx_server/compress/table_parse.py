@@ -173,16 +173,18 @@ class _Column:
     valued: bool  # rows have values under it
 
 
-def _aligned_columns(header: str, rows: list[str]) -> list[tuple[int, str]]:
-    """(start position, name) of each column, from the header words and the occupied runs.
+def _aligned_columns(header: str, rows: list[str]) -> tuple[list[tuple[int, str]], bool]:
+    """(start position, name) of each column, from the header words and the occupied runs,
+    and whether a name has a word over no values, joined to the word before it.
 
     A header word over a run of row values names that run (two words over one run name it
     together: "CONTAINER ID"); runs no header word covers join the column to their left.
     A header word over no values joins the word just before it, one space away ("Mounted
-    on", "Editable project location"), or starts a column of its own.
+    on", "Editable project location", kubectl's "LAST SEEN"), or starts a column of its own.
     """
     spans = _spans(rows) if rows else []
     columns: list[_Column] = []
+    label = False
     for m in re.finditer(r"\S+", header):
         start, end, word = m.start(), m.end(), m.group()
         over = [sp for sp in spans if sp[0] < end and start < sp[1]]
@@ -197,9 +199,10 @@ def _aligned_columns(header: str, rows: list[str]) -> list[tuple[int, str]]:
         elif prev is not None and start <= prev.end + 1:
             prev.words.append(word)
             prev.end = max(prev.end, end)
+            label = True
         else:
             columns.append(_Column(start, end, [word], False))
-    return [(c.start, " ".join(c.words)) for c in columns]
+    return [(c.start, " ".join(c.words)) for c in columns], label
 
 
 def _word_columns(rows: list[str], n: int) -> bool:
@@ -247,12 +250,15 @@ def _aligned(lines: list[str], index: list[int]) -> Table | None:
     ):
         return None
     words = header.split()
-    columns = _aligned_columns(header, [lines[i] for i in body])
+    columns, label = _aligned_columns(header, [lines[i] for i in body])
     # One word a column, and every row at least as many words (the last column takes the
     # rest): split on whitespace. `ps` shifts a row right when a value overflows its column,
-    # which would merge columns by position.
-    by_words = len(columns) < len(words) and _word_columns(
-        [lines[i] for i in body[:_PROBE_ROWS]], len(words)
+    # which would merge columns by position. Not when a name has a word over no values:
+    # kubectl's `LAST SEEN` split in two moved every value of its events one column left.
+    by_words = (
+        not label
+        and len(columns) < len(words)
+        and _word_columns([lines[i] for i in body[:_PROBE_ROWS]], len(words))
     )
     if by_words:
         columns = [(0, w) for w in words]
