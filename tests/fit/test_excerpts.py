@@ -494,27 +494,6 @@ def test_an_error_hit_brings_the_segment_before_it_or_comes_alone_when_both_do_n
     assert single.tokens < pair.tokens
 
 
-def test_an_error_hit_alone_stands_in_for_its_pair_before_the_entries_it_outscores() -> None:
-    # Entry 0 (0.9) may enter only as an excerpt: its error line matches weakly beside the
-    # strong line of entry 2 (which matters so little that its line ranks last), so both its
-    # items score below entry 1 (0.8), which would fill the budget alone. The pair (the line
-    # and the one before it) is walked before entry 1 but does not fit; the line alone,
-    # which does, is walked there too.
-    errors = np.zeros(20)
-    errors[10] = 0.9
-    segs = Segments(np.ones(20, dtype=np.int64), np.full(20, 10, dtype=np.int64), errors)
-    weak, strong = np.zeros(20), np.zeros(20)
-    weak[10], strong[3] = 0.4, 1.0
-    views = [SegmentView(0, segs, weak), SegmentView(2, segs, strong)]
-    pair = Excerpt(segs, marker_tokens)
-    pair.add([9, 10])
-    budget = pair.tokens - 1
-    sel = fill([0.9, 0.8, 0.01], [200, budget - 1, 200], views, segs=segs,
-               budget_tokens=budget, keep_recent=0)  # fmt: skip
-    assert sel.indices.tolist() == [0] and sel.excerpts[0].covered == [10]
-    assert sel.reason_of(1) is Reason.BUDGET
-
-
 def test_a_hit_brings_its_head_before_its_neighbours_when_the_budget_allows() -> None:
     # Forty one-line segments of 10 tokens, each headed by segment 0 (a table's header row):
     # the hit at 20 shows the header first, then its neighbours, as the budget grows.

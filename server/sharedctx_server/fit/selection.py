@@ -294,11 +294,6 @@ def _standing_in(
         return out
     lift = np.full(out.size, -np.inf)
     lift[best[beaten]] = np.nextafter(below[at[beaten]], np.inf)
-    # An error line's item comes with the segment before it; where the two do not fit, the
-    # line alone stands in for them (an OOM-killer line was left out of a 300-token Fit for
-    # a note the entry outscored, with room for the line alone).
-    alone = _alone_items(items, best[beaten])
-    lift[alone[alone >= 0]] = lift[best[beaten][alone >= 0]]
     # Items from the least to the best (ties: the later in items' order first); each stands
     # at least as high as the highest lift at or below it, and lifted ones keep their order
     # by a step per rank far below any gap between entry scores.
@@ -307,23 +302,6 @@ def _standing_in(
     lifted = floor > out[ascending]
     out[ascending[lifted]] = floor[lifted] + _LIFT_STEP * np.flatnonzero(lifted)
     return out
-
-
-def _alone_items(items: ExcerptItems, pairs: IntArray) -> IntArray:
-    """Per item of `pairs`, the item of its hit alone (excerpt_items: a hit that carries an
-    error brings the segment before it, and also comes alone), or -1."""
-    alone = np.flatnonzero((items.anchor < 0) & (items.second < 0))
-    none = np.full(pairs.size, -1, dtype=np.int64)
-    if alone.size == 0 or pairs.size == 0:
-        return none
-    width = int(items.first.max()) + 1
-    keys = items.row[alone] * width + items.first[alone]
-    order = np.argsort(keys, kind="stable")
-    keys, alone = keys[order], alone[order]
-    wanted = items.row[pairs] * width + items.first[pairs]
-    at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
-    found = (keys[at] == wanted) & (items.second[pairs] >= 0)
-    return np.where(found, alone[at], none)
 
 
 def _newest(pool: BoolArray, times: FloatArray, count: int, tiebreak: IntArray) -> IntArray:
