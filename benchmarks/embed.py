@@ -42,8 +42,8 @@ from sharedctx_server.embedding import (
     ModelSpec,
     QueryCache,
     available_cores,
-    default_cache_dir,
 )
+from sharedctx_server.settings import default_cache_dir
 
 from ._procs import redis_server, sharedctx_server
 
@@ -380,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--max-wait-ms", type=float, default=2.0)
     parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--cache-dir", type=Path, default=default_cache_dir(os.environ))
+    parser.add_argument("--cache-dir", type=Path, default=default_cache_dir())
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/embed.json"))
     args = parser.parse_args(argv)
     report = asyncio.run(run(args))
