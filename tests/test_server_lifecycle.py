@@ -242,6 +242,33 @@ async def test_a_data_dir_in_use_is_refused_and_the_running_server_keeps_its_val
         assert (await c.get(NS, "first")).content == "kept"
 
 
+async def test_the_embedded_valkey_answers_only_with_its_password(tmp_path: Path) -> None:
+    # A loopback port is open to every local user: without the password, nothing is served.
+    from urllib.parse import urlsplit
+
+    import redis.asyncio as aioredis
+    import redis.exceptions
+    from sharedctx_server.state.embedded import EmbeddedRedis
+
+    embedded = EmbeddedRedis(tmp_path / "embedded")
+    await embedded.start()
+    try:
+        password = urlsplit(embedded.url).password
+        assert password and len(password) >= 32
+        stranger = aioredis.Redis(port=embedded.port)
+        with pytest.raises(redis.exceptions.AuthenticationError):
+            await stranger.dbsize()
+        await stranger.aclose()
+        owner = aioredis.from_url(embedded.url)
+        assert await owner.ping()
+        await owner.aclose()
+        # Nor is the password on Valkey's command line, which `ps` shows every local user.
+        pid = int((tmp_path / "embedded" / "valkey.pid").read_text())
+        assert password.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()
+    finally:
+        await embedded.stop()
+
+
 async def test_a_data_dir_that_cannot_be_a_folder_is_a_clear_start_error(tmp_path: Path) -> None:
     from sharedctx_server.errors import ConfigError
     from sharedctx_server.state.embedded import EmbeddedRedis

@@ -2,6 +2,10 @@
 
 It listens on a free loopback port, keeps its data in `data_dir` with append-only persistence,
 is restarted if it dies, and goes down with the server (and with the process, via PDEATHSIG).
+It requires a password made at each start: a loopback port is open to every local user and
+process, which would otherwise read, write or flush the store around the server's auth. The
+password reaches Valkey on its standard input (`valkey-server -` reads configuration there),
+never its command line, which every local user can see in `ps`.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import ctypes
 import fcntl
 import logging
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -70,15 +75,17 @@ class EmbeddedRedis:
         self._supervisor: asyncio.Task[None] | None = None
         self._stopping = False
         self._lock: int | None = None
+        self._password = secrets.token_urlsafe(32)  # URL-safe: no quoting in the URL below
 
     @property
     def url(self) -> str:
-        """redis:// URL of the running server."""
-        return f"redis://127.0.0.1:{self.port}/0"
+        """redis:// URL of the running server, with its password."""
+        return f"redis://:{self._password}@127.0.0.1:{self.port}/0"
 
     def _command(self) -> list[str]:
         return [
             str(server_binary()),
+            "-",  # the rest of the configuration (the password) from standard input
             "--bind", "127.0.0.1",
             "--port", str(self.port),
             "--dir", str(self.data_dir),
@@ -140,10 +147,14 @@ class EmbeddedRedis:
     def _spawn(self) -> None:
         self._proc = subprocess.Popen(
             self._command(),
+            stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             preexec_fn=_die_with_parent,
         )
+        assert self._proc.stdin is not None
+        with self._proc.stdin as config:
+            config.write(f"requirepass {self._password}\n".encode())
         (self.data_dir / _PIDFILE).write_text(str(self._proc.pid))
 
     async def _wait_ready(self, timeout: float = 30.0) -> None:
@@ -156,8 +167,9 @@ class EmbeddedRedis:
                 )
             try:
                 reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
-                writer.write(b"PING\r\n")
+                writer.write(f"AUTH {self._password}\r\nPING\r\n".encode())
                 await writer.drain()
+                await asyncio.wait_for(reader.readline(), 1.0)  # AUTH's +OK
                 reply = await asyncio.wait_for(reader.readline(), 1.0)
                 writer.close()
                 # -LOADING means it is still replaying the append-only file.
