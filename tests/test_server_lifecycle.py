@@ -265,6 +265,8 @@ async def test_the_embedded_valkey_answers_only_with_its_password(tmp_path: Path
         # Nor is the password on Valkey's command line, which `ps` shows every local user.
         pid = int((tmp_path / "embedded" / "valkey.pid").read_text())
         assert password.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()
+        # And the folder it made for the data is this user's alone.
+        assert (tmp_path / "embedded").stat().st_mode & 0o777 == 0o700
     finally:
         await embedded.stop()
 

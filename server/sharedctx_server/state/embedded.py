@@ -106,7 +106,8 @@ class EmbeddedRedis:
         the second would stop the first's Valkey as a leftover (_kill_leftover)."""
         where = f"--data-dir {self.data_dir}"
         try:
-            self.data_dir.mkdir(parents=True, exist_ok=True)
+            # Its own files (the store's data) readable by this user alone, when made here.
+            self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd = os.open(self.data_dir / _LOCKFILE, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
             raise ConfigError(f"{where}: cannot use it as a folder ({exc.strerror})") from None
