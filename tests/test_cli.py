@@ -58,6 +58,13 @@ def test_put_get_keys_delete_round_trip(
     assert out.strip() == "deleted"
     code, out, _ = run(capsys, "stats", *target, "--json")
     assert json.loads(out)["entries"] == 1
+    code, out, _ = run(capsys, "stats", *target)
+    assert out.startswith("1 entry, ")
+    # `-` reads standard input too; no keys found prints nothing (`| wc -l` counts 0).
+    monkeypatch.setattr("sys.stdin", io.StringIO("piped"))
+    assert run(capsys, "put", *target, "notes/2", "-")[0] == 0
+    assert run(capsys, "get", *target, "notes/2")[1] == "piped"
+    assert run(capsys, "keys", *target, "no-such-prefix/") == (0, "", "")
 
 
 def test_touch_prints_each_keys_expiry(
@@ -261,7 +268,20 @@ def test_serve_without_the_server_extra_says_how_to_install_it(
     monkeypatch.setitem(sys.modules, "sharedctx_server.server", None)
     code, _, err = run(capsys, "serve", "--listen", "127.0.0.1:0")
     assert code == 2
-    assert err == "the server is not installed: pip install 'sharedctx[server]'\n"
+    # Which import failed, too: a broken dependency is not a missing package.
+    assert err.startswith("the server is not installed: pip install 'sharedctx[server]' (")
+    assert "importing it failed: import of sharedctx_server.server halted" in err
+
+
+def test_ctrl_c_stops_a_command_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("sharedctx.cli.connect", interrupted)
+    code, out, err = run(capsys, "keys", "-n", NS)
+    assert (code, out, err) == (130, "", "\n")
 
 
 def test_unknown_arguments_are_still_refused(capsys: pytest.CaptureFixture[str]) -> None:

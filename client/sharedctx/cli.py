@@ -143,8 +143,17 @@ def connect(args: argparse.Namespace) -> Client:
 
 
 def emit(args: argparse.Namespace, data: Any, human: str) -> None:
-    """Print `data` as JSON with --json, else `human`."""
-    print(json.dumps(data, ensure_ascii=False) if args.json else human)
+    """Print `data` as JSON with --json, else `human`: nothing at all when that is empty (no
+    keys found), so that `| wc -l` counts 0 and `| while read` runs no time."""
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False))
+    elif human:
+        print(human)
+
+
+def counted(n: int, word: str, plural: str = "") -> str:
+    """`1 entry`, `2 entries`."""
+    return f"{n} {word}" if n == 1 else f"{n} {plural or word + 's'}"
 
 
 class InputError(Exception):
@@ -227,7 +236,8 @@ _FILTER_FLAGS = {
 
 
 def _put(client: Client, args: argparse.Namespace) -> None:
-    content = args.content if args.content is not None else _stdin_text()
+    # `-` is standard input, as for `compress` (a one-character entry reading `-` is rare).
+    content = args.content if args.content not in (None, "-") else _stdin_text()
     entry = client.put(
         args.namespace,
         args.key,
@@ -271,7 +281,7 @@ def _keys(client: Client, args: argparse.Namespace) -> None:
 def _namespaces(client: Client, args: argparse.Namespace) -> None:
     found = list(client.namespaces(args.prefix))
     lines = [
-        f"{n.namespace}  {n.entries} entries, {n.original_tokens} tokens "
+        f"{n.namespace}  {counted(n.entries, 'entry', 'entries')}, {n.original_tokens} tokens "
         f"({n.compressed_tokens} compressed)"
         for n in found
     ]
@@ -302,7 +312,7 @@ def _stats(client: Client, args: argparse.Namespace) -> None:
     emit(
         args,
         s.__dict__,
-        f"{s.entries} entries, {s.original_tokens} tokens "
+        f"{counted(s.entries, 'entry', 'entries')}, {s.original_tokens} tokens "
         f"({s.compressed_tokens} compressed, {s.savings_percent:.1f}% saved), "
         f"{s.bytes_stored} bytes",
     )
@@ -310,7 +320,7 @@ def _stats(client: Client, args: argparse.Namespace) -> None:
 
 def _clear(client: Client, args: argparse.Namespace) -> None:
     n = client.clear(args.namespace)
-    emit(args, {"deleted": n}, f"cleared {n} entries")
+    emit(args, {"deleted": n}, f"cleared {counted(n, 'entry', 'entries')}")
 
 
 def _fit(client: Client, args: argparse.Namespace) -> None:
@@ -433,7 +443,7 @@ def _client_parser(
 def _client_parsers(sub: Any) -> None:
     put = _client_parser(sub, "put", help="store an entry (content from the argument or stdin)")
     put.add_argument("key")
-    put.add_argument("content", nargs="?", help="text to store; read from stdin when omitted")
+    put.add_argument("content", nargs="?", help="text to store; read from stdin when omitted or -")
     put.add_argument("--ttl", type=INT64, default=0, help="seconds until it expires")
     put.add_argument("--compressed", help="your own compressed form")
     put.add_argument("--kind", choices=KINDS[1:])
@@ -571,6 +581,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = exc.code_name()
         print(f"sharedctx: {code}: {exc.message}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C: stopped as asked, not a crash (128 + SIGINT)
+        print(file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # The reader stopped early (`| head`): not an error of ours. Point stdout at devnull
         # so that flushing it at exit does not raise again, and exit as a program that

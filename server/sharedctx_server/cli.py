@@ -17,7 +17,15 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from sharedctx.cli import NOT_INSTALLED, AddedCommand, Command, add_client_args, connect, emit
+from sharedctx.cli import (
+    NOT_INSTALLED,
+    AddedCommand,
+    Command,
+    add_client_args,
+    connect,
+    counted,
+    emit,
+)
 from sharedctx.wire import KINDS
 
 from .settings import SECTIONS, Setting, Settings, reference
@@ -60,6 +68,12 @@ def settings_from(args: argparse.Namespace, env: Mapping[str, str] | None = None
     return Settings.from_env(env, **flags)
 
 
+def _not_installed(command: str, exc: ImportError) -> str:
+    """How to install what `command` needs, and which import failed: a dependency that is
+    installed but broken (or unreadable by this user) says so rather than "not installed"."""
+    return f"{NOT_INSTALLED[command]} (importing it failed: {exc})"
+
+
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -68,8 +82,8 @@ def _serve(args: argparse.Namespace) -> int:
         from .edge.logs import configure as configure_logging
         from .errors import ConfigError
         from .workers import serve_workers
-    except ImportError:
-        print(NOT_INSTALLED["serve"], file=sys.stderr)
+    except ImportError as exc:
+        print(_not_installed("serve", exc), file=sys.stderr)
         return 2
     try:
         # Every value is checked here, before anything starts (the embedded Valkey, a port).
@@ -104,8 +118,8 @@ def _serve(args: argparse.Namespace) -> int:
     else:
         try:
             from .server import serve
-        except ImportError:
-            print(NOT_INSTALLED["serve"], file=sys.stderr)
+        except ImportError as exc:
+            print(_not_installed("serve", exc), file=sys.stderr)
             return 2
         running = serve(settings)
     try:
@@ -136,8 +150,8 @@ def _compress(args: argparse.Namespace) -> int:
         from .compress import describe, explain, looks_binary
         from .compress.explanation import explanation_data, explanation_lines
         from .tokens import TokenCounter
-    except ImportError:
-        print(NOT_INSTALLED["compress"], file=sys.stderr)
+    except ImportError as exc:
+        print(_not_installed("compress", exc), file=sys.stderr)
         return 2
     try:
         reading_stdin = args.file in (None, "-")
@@ -198,7 +212,8 @@ def _reembed(args: argparse.Namespace) -> int:
         if not args.json:
             sys.stderr.write("\n")
         if last is not None:
-            emit(args, asdict(last), f"{last.done} entries, {last.computed} embeddings computed")
+            done = counted(last.done, "entry", "entries")
+            emit(args, asdict(last), f"{done}, {last.computed} embeddings computed")
     return 0
 
 
