@@ -11,6 +11,7 @@ import re
 import textwrap
 from pathlib import Path
 
+import pytest
 from sharedctx_server.server import RunningServer
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -36,7 +37,13 @@ def test_blocks_are_found() -> None:
         assert README_TARGET in code, f"the block at README.md:{line} does not use {README_TARGET}"
 
 
-def test_readme_python_blocks_run(threaded_server: RunningServer) -> None:
+# A `print(...)  # what it prints` line: the comment is the start of what the reader sees.
+_PRINTS = re.compile(r"^\s*print\(.*\)\s+# (?P<shown>.+?)(?: \.\.\.)?$", re.M)
+
+
+def test_readme_python_blocks_run(
+    threaded_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = f"127.0.0.1:{threaded_server.port}"
     for line, code in python_blocks(README.read_text(encoding="utf-8")):
         # Padded so that a traceback names the README's own line numbers.
@@ -46,3 +53,8 @@ def test_readme_python_blocks_run(threaded_server: RunningServer) -> None:
             exec(compiled, {"__name__": "__readme__"})
         except Exception as exc:
             raise AssertionError(f"the python block at README.md:{line} raised {exc!r}") from exc
+        printed = capsys.readouterr().out.splitlines()
+        for shown in _PRINTS.finditer(code):
+            assert any(out.startswith(shown["shown"]) for out in printed), (
+                f"the block at README.md:{line} says it prints {shown['shown']!r}: {printed}"
+            )
