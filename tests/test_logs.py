@@ -27,13 +27,27 @@ GENERATED = re.compile(r"[0-9a-f]{32}")
 def root_logger() -> Iterator[logging.Logger]:
     """The root logger, put back as it was (configure() replaces its handlers, pytest's too)."""
     root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
+    ours = logging.getLogger("sharedctx_server")
+    handlers, level, our_level = list(root.handlers), root.level, ours.level
     yield root
     for handler in list(root.handlers):
         root.removeHandler(handler)
     for handler in handlers:
         root.addHandler(handler)
     root.setLevel(level)
+    ours.setLevel(our_level)
+
+
+def test_debug_is_the_servers_own(root_logger: logging.Logger) -> None:
+    # grpc's line per call, asyncio's and redis's would bury the line per RPC asked for.
+    logs.configure("text", "debug", stream=io.StringIO())
+    assert logging.getLogger("sharedctx_server.edge.observe").isEnabledFor(logging.DEBUG)
+    for library in ("grpc._cython.cygrpc", "asyncio", "redis.asyncio.connection"):
+        assert not logging.getLogger(library).isEnabledFor(logging.DEBUG)
+        assert logging.getLogger(library).isEnabledFor(logging.INFO)
+    logs.configure("text", "WARNING", stream=io.StringIO())
+    assert not logging.getLogger("sharedctx_server.fit").isEnabledFor(logging.INFO)
+    assert not logging.getLogger("grpc").isEnabledFor(logging.INFO)
 
 
 class Collect(logging.Handler):

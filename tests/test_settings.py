@@ -144,6 +144,11 @@ def test_zero_is_allowed_only_where_it_means_something(setting: Setting) -> None
         ({"SHAREDCTX_REDIS_URL": "http://redis:6379"}, "a redis://, rediss:// or unix:// URL"),
         ({"SHAREDCTX_LISTEN": "localhost"}, "HOST:PORT (e.g. 127.0.0.1:50051) or unix:PATH"),
         ({"SHAREDCTX_METRICS_LISTEN": ":9090"}, "HOST:PORT (e.g. 127.0.0.1:9090), got ':9090'"),
+        (
+            {"SHAREDCTX_DEFAULT_PAGE_SIZE": "5000"},
+            "--default-page-size / SHAREDCTX_DEFAULT_PAGE_SIZE (5000) must be at most "
+            "--max-page-size / SHAREDCTX_MAX_PAGE_SIZE (1000)",
+        ),
     ],
 )
 def test_refused_values_say_what_is_allowed(env: dict[str, str], message: str) -> None:

@@ -183,6 +183,13 @@ class Limits:
 
     def __post_init__(self) -> None:
         _validate(self)
+        if self.default_page_size > self.max_page_size:
+            # Every request that gives no page size would be refused as over the limit.
+            names = {f.name: _names(f) for f in fields(self)}
+            raise ConfigError(
+                f"{names['default_page_size']} ({self.default_page_size}) must be at most "
+                f"{names['max_page_size']} ({self.max_page_size})"
+            )
 
 
 @dataclass(frozen=True)
@@ -332,7 +339,8 @@ class Settings:
     log_level: str = _setting(
         "INFO",
         "observability",
-        "log level, in any case; DEBUG adds a line per RPC (method, status code, milliseconds)",
+        "log level, in any case; DEBUG adds a line per RPC (method, status code, "
+        "milliseconds); libraries log from INFO",
         choices=LOG_LEVELS,
         rule=_one_of(LOG_LEVELS + _LOG_ALIASES, any_case=True),
     )

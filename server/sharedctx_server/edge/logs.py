@@ -111,7 +111,12 @@ def configure(fmt: str = "text", level: str = "INFO", stream: TextIO | None = No
     """Set up the root logger once for `serve`, replacing handlers from earlier calls."""
     handler = make_handler(fmt, stream)  # before touching the root: a bad format changes nothing
     root = logging.getLogger()
-    root.setLevel(level.upper())
+    wanted = logging.getLevelName(level.upper())
+    # DEBUG is the server's own: the libraries' (grpc's line per call, asyncio, redis) would
+    # double the log and bury the one line per RPC that DEBUG is asked for. They log from
+    # INFO up, or from the level asked when it is higher.
+    root.setLevel(max(wanted, logging.INFO))
+    logging.getLogger("sharedctx_server").setLevel(wanted)
     for old in list(root.handlers):
         root.removeHandler(old)
     root.addHandler(handler)
