@@ -92,6 +92,13 @@ def test_errors_print_the_status_and_exit_non_zero(
     assert code == 1
     assert err.startswith("sharedctx: NOT_FOUND: no entry 'missing'")
     assert "Traceback" not in err
+    # A call that outlives its deadline says which flag gives it more time.
+    code, _, err = run(
+        capsys, "get", "--target", f"127.0.0.1:{threaded_server.port}", "-n", NS, "missing",
+        "--timeout", "0.000001",
+    )  # fmt: skip
+    assert code == 1 and err.startswith("sharedctx: DEADLINE_EXCEEDED: ")
+    assert err.endswith("(no answer within --timeout 1e-06 s: give it longer)\n")
 
 
 def test_watch_does_not_offer_to_resume_from_a_token_the_server_refused(
@@ -271,6 +278,15 @@ def test_serve_without_the_server_extra_says_how_to_install_it(
     # Which import failed, too: a broken dependency is not a missing package.
     assert err.startswith("the server is not installed: pip install 'sharedctx[server]' (")
     assert "importing it failed: import of sharedctx_server.server halted" in err
+
+
+def test_version_is_the_installed_distributions(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"sharedctx {version('sharedctx')}\n"
 
 
 def test_ctrl_c_stops_a_command_without_a_traceback(

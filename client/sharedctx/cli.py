@@ -8,6 +8,7 @@ after its command and refers to a `Command`. The server package adds `serve`, `c
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import math
 import os
@@ -545,10 +546,19 @@ def added_commands() -> dict[str, Command]:
     return found
 
 
+def _version() -> str:
+    """The installed distribution's version ("unknown" when run from a bare source tree)."""
+    try:
+        return importlib.metadata.version("sharedctx")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand, added ones included."""
     description = (__doc__ or "").split("\n\n")[0]
     parser = argparse.ArgumentParser(prog="sharedctx", description=description)
+    parser.add_argument("--version", action="version", version=f"sharedctx {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, command in added_commands().items():
         p = sub.add_parser(name, help=command.help)
@@ -579,7 +589,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except SharedCtxError as exc:
         code = exc.code_name()
-        print(f"sharedctx: {code}: {exc.message}", file=sys.stderr)
+        hint = ""
+        if code == "DEADLINE_EXCEEDED" and getattr(args, "timeout", None):
+            hint = f" (no answer within --timeout {args.timeout:g} s: give it longer)"
+        print(f"sharedctx: {code}: {exc.message}{hint}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # Ctrl-C: stopped as asked, not a crash (128 + SIGINT)
         print(file=sys.stderr)

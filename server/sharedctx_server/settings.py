@@ -199,7 +199,8 @@ class Settings:
     listen: str = _setting(
         "127.0.0.1:50051",
         "server",
-        "HOST:PORT the gRPC server listens on (beyond loopback only with auth or --insecure)",
+        "HOST:PORT (or unix:PATH, a socket file) the gRPC server listens on (beyond loopback "
+        "only with auth or --insecure)",
         rule=LISTEN,
     )
     redis_url: str | None = _setting(
