@@ -30,6 +30,8 @@ booleans `true`/`false` (or `1`/`0`, `yes`/`no`, `on`/`off`; as flags, `--name` 
 `--no-name`), paths are relative to the working directory. Every value is checked before
 anything starts: one that does not parse or is not allowed (a negative size, an unknown choice)
 stops the server with a message naming the flag and the variable and saying what is allowed.
+The files values name (auth tokens, TLS keys and certificates, quotas) are read as the server
+starts; one it cannot use stops it the same way, exit 2, with nothing left running.
 The few settings marked *env only* have no flag: they are internal tuning knobs, rarely worth
 changing.
 

@@ -108,13 +108,17 @@ def add_client_args(
         p.add_argument("-n", "--namespace", required=True, help="namespace, e.g. team-a/session-42")
 
 
-def _read_pem(path: str | None) -> bytes | None:
+def _read_pem(path: str | None, flag: str) -> bytes | None:
     if path is None:
         return None
     try:
-        return Path(path).read_bytes()
+        data = Path(path).read_bytes()
     except OSError as exc:
         raise SystemExit(f"sharedctx: cannot read {path}: {exc.strerror}") from None
+    if b"-----BEGIN " not in data:
+        # gRPC would only fail the handshake, which reads as a server that is not there.
+        raise SystemExit(f"sharedctx: {flag} {path} holds no PEM block (-----BEGIN ...)")
+    return data
 
 
 def channel_credentials(args: argparse.Namespace) -> grpc.ChannelCredentials | None:
@@ -130,9 +134,9 @@ def channel_credentials(args: argparse.Namespace) -> grpc.ChannelCredentials | N
     if not (args.tls or args.tls_ca or args.tls_client_cert):
         return None
     return grpc.ssl_channel_credentials(
-        root_certificates=_read_pem(args.tls_ca),
-        private_key=_read_pem(args.tls_client_key),
-        certificate_chain=_read_pem(args.tls_client_cert),
+        root_certificates=_read_pem(args.tls_ca, "--tls-ca"),
+        private_key=_read_pem(args.tls_client_key, "--tls-client-key"),
+        certificate_chain=_read_pem(args.tls_client_cert, "--tls-client-cert"),
     )
 
 

@@ -109,6 +109,11 @@ async def test_cli_client_trusts_the_ca_given_with_tls_ca(
         for half in (mine[:2], mine[2:]):
             with pytest.raises(SystemExit, match="mTLS takes the two together"):
                 main(["get", *common, *half, "k"])
+        # A CA file that is not PEM is named, not taken for a server that is not there.
+        not_pem = pki.ca.with_name("ca.der")
+        not_pem.write_bytes(b"\x30\x82binary")
+        with pytest.raises(SystemExit, match=r"--tls-ca .*ca\.der holds no PEM block"):
+            main(["get", *common[:4], "--tls-ca", str(not_pem), "k"])
 
 
 def test_half_configured_tls_is_a_config_error(pki: Pki, tmp_path: Path) -> None:
