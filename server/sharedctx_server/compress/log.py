@@ -39,6 +39,7 @@ from .config import CompressConfig
 from .error_lines import line_has_warning
 from .markers import lines_marker, similar_marker
 from .masking import line_keys
+from .outliers import standing_out
 from .select import fingerprints, pick_distinct
 from .shapes import ASSERTED_VALUE, RUNNER_STAMP, SOURCE_GUTTER
 from .sizer import optimal_k
@@ -179,11 +180,11 @@ def _failing_source_lines(records: list[_Record]) -> set[int]:
     return out
 
 
-def _run_lines(records: list[_Record], i: int, j: int, templates: list[int]) -> tuple[str, ...]:
-    """A folded run of records[i:j]: its templates and its last line where they stand, each
-    stretch of the others as one `[... N similar lines]` in its place (a template that is
-    not the run's next line must not read as if the lines before it were not there)."""
-    shown = {*templates, j - 1}
+def _run_lines(records: list[_Record], i: int, j: int, shown: set[int]) -> tuple[str, ...]:
+    """A folded run of records[i:j]: the lines `shown` (its templates, its last line, those
+    whose numbers stand out) where they stand, each stretch of the others as one
+    `[... N similar lines]` in its place (a template that is not the run's next line must
+    not read as if the lines before it were not there)."""
     lines: list[str] = []
     gap = 0
     for k in range(i, j):
@@ -195,6 +196,18 @@ def _run_lines(records: list[_Record], i: int, j: int, templates: list[int]) -> 
             gap = 0
         lines.append(records[k].line)
     return tuple(lines)
+
+
+def _outliers(
+    prints: list[int], i: int, j: int, templates: list[int], records: list[_Record]
+) -> list[int]:
+    """The records of the run records[i:j] whose numbers stand out among the lines of their
+    template (outliers.py): each line is of the template its fingerprint is nearest to."""
+    groups = [
+        min(range(len(templates)), key=lambda t: (prints[templates[t]] ^ prints[k]).bit_count())
+        for k in range(i, j)
+    ]
+    return [i + k for k in standing_out([r.line for r in records[i:j]], groups)]
 
 
 def _collapse_runs(
@@ -212,9 +225,10 @@ def _collapse_runs(
         length = j - i
         # A run folds when it is long enough and repeats its templates at least twice.
         if length >= config.min_run and length >= 2 * len(templates) + 1:
-            shown = [records[t] for t in templates]
-            kept_with_context = any(r.notable for r in shown)
-            lines = _run_lines(records, i, j, templates)
+            kept_with_context = any(records[t].notable for t in templates)
+            lines = _run_lines(
+                records, i, j, {*templates, j - 1, *_outliers(plain, i, j, templates, records)}
+            )
             span = sum(r.span for r in records[i:j])
             units.append(_Unit(lines, span, i, kept_with_context, pinned=False))
             i = j

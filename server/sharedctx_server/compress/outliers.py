@@ -1,0 +1,82 @@
+"""The lines of a run of similar lines whose numbers stand out from the run's.
+
+A folded run keeps its templates and its last line; what the other lines say differently is
+in their numbers, and the few that stand out are often what the output is read for: the GPU
+of eight in `nvidia-smi` at 80,123 of 81,559 MiB and 0% busy, the one with 3 ECC errors.
+Numbers are compared slot by slot among lines of one template (the k-th number of each line
+with as many numbers); a value stands out when it is far from the median of a slot whose
+values otherwise sit close together, in units of its median absolute deviation, or, in a
+slot where nearly every line holds the same value, when it is one of the few that do not.
+Slots that vary at random (ids, ports, sizes, times of day) spread out and have no such
+values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["MAX_OUTLIERS", "standing_out"]
+
+# A number standing alone or before its unit (`80123MiB`, `0%`, `4500ms`): not the digits
+# inside a hash or an id (`8a3f9c`), nor a part of an address, version, date or time after
+# its first (`10.0.3.17`, `2024-05-01`, `12:00:05`).
+_NUMBER = re.compile(r"(?<![\w.:/-])\d+(?:\.\d+)?(?=[A-Za-z%]*(?![\w.:]))")
+# Lines of one run kept for their numbers, at most.
+MAX_OUTLIERS = 3
+# How far from the median, in (scaled) median absolute deviations, a value stands out.
+_FAR = 6.0
+# ... and at least this share of the median away from it: a slot whose values all sit close
+# together (temperatures of 58 to 71 degrees) has no outlier in a value a few units off.
+_RELATIVE = 0.2
+# Only in a slot whose values sit this close to its median (its median absolute deviation
+# over the median): memory in use on eight alike GPUs. Where they spread (response sizes,
+# durations), a far value is one of many and says little; an access log kept 57% more.
+_TIGHT = 0.1
+# In a slot where all but a few lines hold the same value, those few stand out (at most
+# this many of them; more are a second common value, such as a date after midnight).
+_FEW = 2
+# The fewest lines of one template worth comparing.
+_MIN_LINES = 5
+
+
+def standing_out(lines: Sequence[str], groups: Sequence[int]) -> list[int]:
+    """The indices of at most MAX_OUTLIERS `lines` whose numbers stand out among the lines of
+    their group (`groups`: each line's template), the farthest first."""
+    found: dict[int, float] = {}
+    by_group: dict[int, list[int]] = {}
+    for i, group in enumerate(groups):
+        by_group.setdefault(group, []).append(i)
+    for members in by_group.values():
+        if len(members) < _MIN_LINES:
+            continue
+        numbers = [_NUMBER.findall(lines[i]) for i in members]
+        width = max(set(map(len, numbers)), key=[len(n) for n in numbers].count)
+        rows = [i for i, n in zip(members, numbers, strict=True) if len(n) == width]
+        if width == 0 or len(rows) < _MIN_LINES:
+            continue
+        values = np.array(
+            [[float(v) for v in n] for n in numbers if len(n) == width], dtype=np.float64
+        )
+        for slot in values.T:
+            for at, far in _far_values(slot):
+                found[rows[at]] = max(found.get(rows[at], 0.0), far)
+    ranked = sorted(found, key=lambda i: (-found[i], i))
+    return sorted(ranked[:MAX_OUTLIERS])
+
+
+def _far_values(slot: np.ndarray) -> list[tuple[int, float]]:
+    """(row, how far) of the values of one slot that stand out."""
+    median = float(np.median(slot))
+    deviation = np.abs(slot - median)
+    mad = float(np.median(deviation))
+    if mad == 0.0:
+        odd = np.flatnonzero(deviation > 0)
+        return [(int(k), float("inf")) for k in odd] if 0 < odd.size <= _FEW else []
+    if mad > _TIGHT * abs(median):
+        return []
+    far = deviation / (1.4826 * mad)
+    out = np.flatnonzero((far > _FAR) & (deviation > _RELATIVE * abs(median)))
+    return [(int(k), float(far[k])) for k in out]
