@@ -132,6 +132,16 @@ def test_flat_key_value_listings_are_not_yaml_documents() -> None:
     assert _plan(pod_yaml()) is not None
 
 
+def test_a_log_before_its_manifests_is_not_a_yaml_document() -> None:
+    # `helm upgrade --debug`: a logger's `client.go:617: [debug] ...` lines, then YAML.
+    debug = "".join(
+        f'client.go:{600 + i}: [debug] Looks like there are no changes for Service "s{i}"\n'
+        for i in range(12)
+    )
+    assert _plan(manifests(3)) is not None
+    assert _plan(debug + "Error: UPGRADE FAILED: cannot patch\n" + manifests(3)) is None
+
+
 def test_kubectl_describe_is_not_read_as_yaml() -> None:
     describe = (
         "Name:             checkout-api-7d9f8b6c4-x2kqp\nNamespace:        shop\n"

@@ -38,6 +38,9 @@ _KEY = re.compile(
     r"^(?P<indent> *)(?P<items>(?:- +)*)(?P<key>\"[^\"]*\"|'[^']*'|[^\s#'\"\-\[{][^\s]*?|-\S+?)"
     r":(?: +(?P<value>.*))?$"
 )
+# A source location a logger puts first (`client.go:617: [debug] ...`, helm's and Go's
+# loggers) reads like a key; it is none.
+_SOURCE_AT = re.compile(r":\d+$")
 _ITEM = re.compile(r"^ *-(?: |$)")
 _COMMENT = re.compile(r"^ *#")
 _DOCUMENT = re.compile(r"^(?:---|\.\.\.)(?: .*)?$")
@@ -52,6 +55,12 @@ _MIN_SHARE = 0.95
 _MIN_PARENTS = 3
 # The bookkeeping blocks left out, by key.
 _NOISE_KEYS = frozenset({"managedFields", "kubectl.kubernetes.io/last-applied-configuration"})
+
+
+def _key(line: str) -> re.Match[str] | None:
+    """The `key: value` match of a line, if it is one."""
+    key = _KEY.match(line)
+    return key if key is not None and not _SOURCE_AT.search(key["key"]) else None
 
 
 def _indent(line: str) -> int:
@@ -92,7 +101,7 @@ def _read(lines: list[str]) -> tuple[int, int]:
         if opener >= 0 and (indent > opener or (indent == opener and _ITEM.match(line))):
             parents += 1
         opener = -1
-        key = _KEY.match(line)
+        key = _key(line)
         if key is not None:
             understood += 1
             value = key["value"] or ""
@@ -134,7 +143,7 @@ def _render(source: Source, lines: list[str]) -> Attempt:
     i = 0
     while i < len(lines):
         line = lines[i]
-        key = _KEY.match(line)
+        key = _key(line)
         if key is None or key["key"] not in _NOISE_KEYS:
             out.append(line)
             i += 1
