@@ -496,6 +496,20 @@ def test_blocks_are_headed_by_the_line_that_opens_them() -> None:
         "Name:             ledger-api-3a37d",
         "Name:             payments-api-7d9f8",
     ]
+
+    # nmap: each host's line heads its ports.
+    def host(name: str, ip: str) -> str:
+        ports = "".join(f"{p}/tcp open  svc{p}\n" for p in (22, 80, 443, 5432, 6379, 9090))
+        return (
+            f"Nmap scan report for {name} ({ip})\nHost is up (0.00031s latency).\n"
+            f"Not shown: 994 closed tcp ports (reset)\nPORT     STATE SERVICE\n{ports}\n"
+        )
+
+    pairs = heads_of(host("db-1.internal", "10.0.3.17") + host("web-2.internal", "10.0.3.42"))
+    assert [head for line, head in pairs if line.startswith("5432/tcp")] == [
+        "Nmap scan report for db-1.internal (10.0.3.17)",
+        "Nmap scan report for web-2.internal (10.0.3.42)",
+    ]
     # A log has no heads; a heading longer than HEAD_TOKENS heads nothing.
     assert heads_of(LOG, "log") == []
     long_heading = "# " + "very long heading words " * 20

@@ -1,10 +1,11 @@
 """Lines that open a block: what the lines after them, up to the next such line, are part of.
 
 `commit <sha>`, `diff --git`, a Markdown heading, pytest's `==== section ====` and
-`____ test_name ____` lines, a line ending in `:` at the top or after a blank line (how
-`ls -lR` names its folders), and in a listing of `Key: value` records, each line with the key
-the text opens with (`kubectl describe pods`' `Name:`). The log compressor keeps the opener of
-a kept error line's block; excerpts show it as a hit's head (segment.heads).
+`____ test_name ____` lines, nmap's `Nmap scan report for host`, a line ending in `:` at the
+top or after a blank line (how `ls -lR` names its folders), and in a listing of `Key: value`
+records, each line with the key the text opens with (`kubectl describe pods`' `Name:`). The
+log compressor keeps the opener of a kept error line's block; excerpts show it as a hit's head
+(segment.heads).
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from collections.abc import Sequence
 
 __all__ = ["block_openers", "opens_block", "record_key"]
 
-# pytest's section lines (`==== FAILURES ====`) and failure headers (`____ test_x ____`) too.
+# pytest's section lines (`==== FAILURES ====`) and failure headers (`____ test_x ____`) too,
+# and nmap's host lines (`Nmap scan report for db-1 (10.0.3.17)`), over that host's ports.
 _BLOCK_HEAD = re.compile(
-    r"^(?:commit [0-9a-f]{7,40}\b|diff --git |#{1,6} |={3,} \S.* ={3,}$|_{3,} \S.* _{3,}$)"
+    r"^(?:commit [0-9a-f]{7,40}\b|diff --git |#{1,6} |={3,} \S.* ={3,}$|_{3,} \S.* _{3,}$"
+    r"|Nmap scan report for )"
 )
 _FOLDER = re.compile(r"^\S.*:$")
 # A `Key: value` line; when the text opens with one whose key comes back at the start of a
