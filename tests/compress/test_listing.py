@@ -185,6 +185,20 @@ def test_env_output_is_not_a_listing(token_counter: TokenCounter) -> None:
     assert "HOME=/root" in result.text.split("\n")
 
 
+def test_settings_as_key_value_lines_are_not_names(token_counter: TokenCounter) -> None:
+    # Redis INFO (`key:value`) and `git config -l` (`core.editor=vim`) read as a listing made
+    # `./ (119 files): redis_version:7.2.4 ...` and `executable:/data/ (1 file)`.
+    info = ["# Server", "redis_version:7.2.4", "executable:/data/redis-server"] + [
+        f"db{i}:keys={1000 + i},expires=0,avg_ttl=0" for i in range(16)
+    ]
+    info += [f"used_memory_{i}:{i * 1024}" for i in range(40)] + ["rdb_last_bgsave_status:err"]
+    config = [f"branch.b{i}.remote=origin" for i in range(40)] + ["core.editor=vim"]
+    for text in ("\n".join(info), "\n".join(config)):
+        choice = explain(text, count_tokens=token_counter.count)
+        assert choice.result.compressor != "listing"
+        assert all(t.name != "listing" or t.share < 0.6 for t in choice.trials)
+
+
 def test_sibling_folders_with_the_same_names_share_a_line(token_counter: TokenCounter) -> None:
     paths = [f"/usr/share/doc/pkg{i}/{n}" for i in range(30) for n in ("copyright", "changelog.gz")]
     result = compress("\n".join(paths), count_tokens=token_counter.count)

@@ -337,6 +337,29 @@ def test_a_runs_summary_is_kept_wherever_it_is(token_counter: TokenCounter) -> N
     assert sum(1 for line in out if "wrote" in line) < 20
 
 
+def test_what_a_terraform_plan_does_to_each_resource_is_kept(token_counter: TokenCounter) -> None:
+    def resource(i: int) -> list[str]:
+        return [
+            f'  # aws_route53_record.svc["svc{i:02d}"] will be created',
+            '  + resource "aws_route53_record" "svc" {',
+            "      + id      = (known after apply)",
+            f'      + name    = "svc{i:02d}.internal.example.com"',
+            "      + ttl     = 300",
+            '      + type    = "A"',
+            "    }",
+            "",
+        ]
+
+    lines = ["Terraform will perform the following actions:", ""]
+    for i in range(30):
+        lines += resource(i)
+    lines.append("Plan: 30 to add, 0 to change, 0 to destroy.")
+    out = compress("\n".join(lines), count_tokens=token_counter.count).text.split("\n")
+    assert [line for line in out if "will be created" in line] == [
+        f'  # aws_route53_record.svc["svc{i:02d}"] will be created' for i in range(30)
+    ]
+
+
 def test_what_curl_sent_and_what_came_back_is_kept(token_counter: TokenCounter) -> None:
     # `curl -v`: the request and status lines among headers and bodies that look alike.
     def exchange(path: str, status: str, body: list[str]) -> list[str]:

@@ -510,6 +510,18 @@ def test_blocks_are_headed_by_the_line_that_opens_them() -> None:
         "Nmap scan report for db-1.internal (10.0.3.17)",
         "Nmap scan report for web-2.internal (10.0.3.42)",
     ]
+
+    # ansible: each task heads its hosts' results.
+    def task(name: str) -> str:
+        hosts = "".join(f"ok: [web{i:02d}]\n" for i in range(6))
+        return f"TASK [{name}] {'*' * 40}\n{hosts}\n"
+
+    pairs = heads_of(task("common : Install base packages") + task("nginx : Restart nginx"))
+    assert [head for line, head in pairs if line == "ok: [web03]"] == [
+        f"TASK [common : Install base packages] {'*' * 40}",
+        f"TASK [nginx : Restart nginx] {'*' * 40}",
+    ]
+
     # A log has no heads; a heading longer than HEAD_TOKENS heads nothing.
     assert heads_of(LOG, "log") == []
     long_heading = "# " + "very long heading words " * 20

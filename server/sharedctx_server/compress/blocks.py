@@ -15,17 +15,20 @@ from collections.abc import Sequence
 
 __all__ = ["block_openers", "opens_block", "record_key"]
 
-# pytest's section lines (`==== FAILURES ====`) and failure headers (`____ test_x ____`) too,
-# and nmap's host lines (`Nmap scan report for db-1 (10.0.3.17)`), over that host's ports.
+# pytest's section lines (`==== FAILURES ====`) and failure headers (`____ test_x ____`) too;
+# nmap's host lines (`Nmap scan report for db-1 (10.0.3.17)`), over that host's ports;
+# ansible's `TASK [nginx : Restart nginx] ****` (and PLAY, handlers), over its hosts' results;
+# terraform's `  # aws_instance.web will be created`, over the resource's attributes.
 _BLOCK_HEAD = re.compile(
     r"^(?:commit [0-9a-f]{7,40}\b|diff --git |#{1,6} |={3,} \S.* ={3,}$|_{3,} \S.* _{3,}$"
-    r"|Nmap scan report for )"
+    r"|Nmap scan report for |(?:PLAY|TASK|RUNNING HANDLER) \[.*\] \*{3,}$)"
+    r"|^\s*# \S+ (?:will be |must be |has been |has changed|is tainted)"
 )
 _FOLDER = re.compile(r"^\S.*:$")
 # A `Key: value` line; when the text opens with one whose key comes back at the start of a
 # line, that key opens each record of a listing of records (`kubectl describe pods`' `Name:`,
-# `apt-cache show`'s `Package:`, `pip show a b`'s `Name:`).
-_KEY_VALUE = re.compile(r"^([A-Za-z][\w .-]{0,40}):[ \t]+\S")
+# `apt-cache show`'s `Package:`, `pip show a b`'s `Name:`; indented too, as `stat`'s `File:`).
+_KEY_VALUE = re.compile(r"^(\s*[A-Za-z][\w .-]{0,40}):[ \t]+\S")
 
 
 def record_key(lines: Sequence[str]) -> str | None:

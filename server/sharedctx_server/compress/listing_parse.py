@@ -59,7 +59,9 @@ _DU = re.compile(r"^(?P<size>[\d.,]+[KMGTPE]?)\t(?P<path>.+)$")
 _PATH = re.compile(r"^(?:/|\./|\.\./|~/)?[^\s/]+(?:/[^\s/]*)*$")
 # A variable's assignment (`env`, `printenv`, `set`: `HOME=/root`) is one word like a path
 # of `find`, but no listing prints one.
-_ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
+# `KEY=value` (env), `core.editor=vim` (git config -l), `key:value` (Redis INFO, getent):
+# settings, not file names. (Keys of three characters or more: `a3:5f:...` is a hex dump.)
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][\w.-]*=|^[A-Za-z_]\w{2,}(?::[^\s:/]+$|:\S+[:,])")
 _SIZE = re.compile(r"^(?P<number>\d+(?:[.,]\d+)?)(?P<unit>[KMGTPE]?)$")
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50, "E": 1 << 60}
 
