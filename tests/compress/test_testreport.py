@@ -182,3 +182,35 @@ def test_an_expected_failure_is_not_hidden_under_passed_or_skipped(
     lines += ["=========================== 1 failed, 40 passed, 1 xfailed in 0.75s ==========="]
     out = compress("\n".join(lines), count_tokens=token_counter.count, tool_name="pytest").text
     assert "[... 41 passed, skipped or expected-to-fail tests omitted: tests/test_a.py 41]" in out
+
+
+def test_jest_without_verbose_counts_its_passing_files(token_counter: TokenCounter) -> None:
+    # One `PASS file` line a passing file; the log compressor had cut the second failure.
+    passing = [f"PASS src/lib/mod{i}.test.ts" + (" (1.2 s)" if i % 3 else "") for i in range(40)]
+    failure = [
+        "FAIL src/user/service.test.ts (5.212 s)",
+        "  ● UserService › creates user",
+        "",
+        "    Expected: 201",
+        "    Received: 500",
+        "",
+        "    > 42 |     expect(res.status).toBe(201);",
+        "",
+        "  ● UserService › rejects duplicate email",
+        "",
+        "    TypeError: Cannot read properties of undefined (reading 'code')",
+        "",
+        "    > 62 |       expect(e.response.code).toBe('DUPLICATE');",
+        "",
+    ]
+    summary = ["Test Suites: 1 failed, 40 passed, 41 total", "Tests:       2 failed, 148 passed"]
+    text = "\n".join(["> jest --ci", "", *passing[:20], *failure, *passing[20:], *summary])
+    result = compress(text, count_tokens=token_counter.count, kind="tool_output")
+    assert result.compressor == "tests"
+    lines = result.text.split("\n")
+    assert all(line in lines for line in failure if line)
+    assert any(
+        line.startswith("[... 20 passed test files omitted: src/lib/mod0.test.ts, ")
+        for line in lines
+    )
+    assert missing_error_lines(text, result.text) == []
