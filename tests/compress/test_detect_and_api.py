@@ -282,3 +282,21 @@ def test_what_failing_commands_say_is_an_error_line() -> None:
     # still error evidence for Fit (which paths did it try?).
     probe = 'openat(AT_FDCWD, "/etc/app.toml", O_RDONLY) = -1 ENOENT (No such file or directory)'
     assert not line_has_error(probe) and error_indicator(probe) > 0
+
+
+def test_a_settings_file_keeps_every_value(token_counter: TokenCounter) -> None:
+    # my.cnf's values differ where its lines look alike: the log compressor had folded
+    # `innodb_buffer_pool_size = 128M` into `[... 6 similar lines]`.
+    cnf = ["[client]", "port = 3306", "", "[mysqld]"] + [
+        f"{name}_size = {i * 16}M" for i, name in enumerate("abcdefghijklmnopqrstuvwxyz")
+    ]
+    env = [f"export SERVICE_{i}_URL=https://svc{i}.internal:8443/v1" for i in range(30)]
+    for lines in (cnf, env):
+        text = "\n".join(lines) + "\n"
+        assert detect(text) == "text"
+        result = compress(text, count_tokens=token_counter.count)
+        assert not has_marker(result.text)
+        assert all(" ".join(line.split()) in result.text for line in lines)
+    # A long dump of settings (`sysctl -a`) is line output still: its alike lines fold.
+    sysctl = "\n".join(f"net.ipv4.conf.eth{i}.rp_filter = {i % 2}" for i in range(400))
+    assert detect(sysctl) == "log"

@@ -5,7 +5,8 @@ Content decides first; the entry's kind and tool name are hints that break ties:
 - enough stack frames make it "stacktrace" when the trace is most of the text or the entry is
   prose (a message quoting a traceback keeps every line of its own), else "log";
 - output counts as line-oriented ("log") when the kind is "log", the tool is known to print
-  lines, or most lines look like records rather than sentences or code;
+  lines, or most lines look like records rather than sentences or code, but for a short file
+  of settings (`key = value`, `KEY=value`, `[section]`), which is text: every value kept;
 - everything else is "text".
 
 Binary-looking content: gRPC already rejects invalid UTF-8 in string fields, so what reaches
@@ -55,6 +56,13 @@ _CODE = re.compile(
     r"|protected |#include|package |func |fn |impl |struct |[}\])]+[;,]?$)|[{;:]$"
 )
 _LETTERS = re.compile(r"[^\W\d_]")
+# A settings file: `key = value` (INI, sysctl.conf, .properties), `KEY=value` (.env, with or
+# without `export`), `[section]`, comments and bare flags (`[mysqldump]`'s `quick`).
+_SETTING = re.compile(r"^\s*(?:\[[^\]\n]+\]|[;#].*|(?:export\s+)?[\w.-]+\s*=.*|[\w.-]+)$")
+_ASSIGNED = re.compile(r"^\s*(?:export\s+)?[\w.-]+\s*=")
+# A file of settings no longer than this is read as text, every value kept; longer dumps
+# (`sysctl -a`) stay line output, whose runs of alike lines fold.
+_SETTINGS_MAX_LINES = 300
 
 
 def looks_binary(text: str, config: CompressConfig | None = None) -> bool:
@@ -75,6 +83,17 @@ def _is_prose(line: str) -> bool:
     return len(_LETTERS.findall(line)) >= 0.8 * visible
 
 
+def _is_settings(nonblank: list[str]) -> bool:
+    """Whether the lines are a (short) settings file: the log compressor would fold values
+    that differ (my.cnf's `innodb_buffer_pool_size = 128M` went into `[... 6 similar
+    lines]`), and each value is what such a file is read for."""
+    if len(nonblank) > _SETTINGS_MAX_LINES:
+        return False
+    settings = sum(1 for line in nonblank if _SETTING.match(line))
+    assigned = sum(1 for line in nonblank if _ASSIGNED.match(line))
+    return settings >= 0.95 * len(nonblank) and assigned >= 0.5 * len(nonblank)
+
+
 def _line_oriented(
     nonblank: list[str], kind: str | None, tool_name: str | None, config: CompressConfig
 ) -> bool:
@@ -82,6 +101,8 @@ def _line_oriented(
         return False
     if kind == "log" or config.is_line_tool(tool_name):
         return True
+    if _is_settings(nonblank):
+        return False
     records = sum(1 for line in nonblank if _RECORD.match(line))
     if kind in PROSE_KINDS:
         return records >= 0.5 * len(nonblank)
