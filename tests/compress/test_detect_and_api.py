@@ -293,10 +293,10 @@ def test_a_settings_file_keeps_every_value(token_counter: TokenCounter) -> None:
     env = [f"export SERVICE_{i}_URL=https://svc{i}.internal:8443/v1" for i in range(30)]
     for lines in (cnf, env):
         text = "\n".join(lines) + "\n"
-        assert detect(text) == "text"
+        assert detect(text) == "log"  # line output: excerpts cut it line by line
         result = compress(text, count_tokens=token_counter.count)
-        assert not has_marker(result.text)
+        assert result.compressor in ("text", "none") and not has_marker(result.text)
         assert all(" ".join(line.split()) in result.text for line in lines)
-    # A long dump of settings (`sysctl -a`) is line output still: its alike lines fold.
+    # A long dump of settings (`sysctl -a`) folds its alike lines still.
     sysctl = "\n".join(f"net.ipv4.conf.eth{i}.rp_filter = {i % 2}" for i in range(400))
-    assert detect(sysctl) == "log"
+    assert compress(sysctl, count_tokens=token_counter.count).compressor == "log"

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .blame import plan_blame
-from .detect import detect_lines
+from .detect import detect_lines, is_settings
 from .diff import plan_diff
 from .error_lines import JudgedLines
 from .grep import plan_grep
@@ -158,6 +158,8 @@ def generic_plan(source: Source) -> Plan:
     """The generic compressor `detect` names for the content: log, stacktrace or text."""
     config = source.config
     name = detect_lines(source.lines, source.kind, source.tool_name, config)
+    if name == "log" and is_settings(source.lines, source.kind, source.tool_name, config):
+        name = "text"
     if name == "stacktrace":
         return Plan(
             "stacktrace",
@@ -179,7 +181,8 @@ def generic_plan(source: Source) -> Plan:
                 ("runs of similar lines (counted)", "lines beyond the sizer's number"),
             ),
         )
-    # Prose is only ever whitespace-normalised, and short prose not even that.
+    # Prose is only ever whitespace-normalised, and short prose not even that; so is a file
+    # of settings, line output whose every value is what it is read for.
     short = len(source.content) < config.prose_min_chars
     text = source.content if short else "\n".join(source.lines)
     return Plan("text", 1.0, "prose or other text", lambda: Attempt(text, ("extra whitespace",)))

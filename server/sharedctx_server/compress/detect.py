@@ -5,8 +5,9 @@ Content decides first; the entry's kind and tool name are hints that break ties:
 - enough stack frames make it "stacktrace" when the trace is most of the text or the entry is
   prose (a message quoting a traceback keeps every line of its own), else "log";
 - output counts as line-oriented ("log") when the kind is "log", the tool is known to print
-  lines, or most lines look like records rather than sentences or code, but for a short file
-  of settings (`key = value`, `KEY=value`, `[section]`), which is text: every value kept;
+  lines, or most lines look like records rather than sentences or code (a short file of
+  settings too, `key = value`, `KEY=value`, `[section]`, which the generic compressor then
+  keeps as text, `is_settings`);
 - everything else is "text".
 
 Binary-looking content: gRPC already rejects invalid UTF-8 in string fields, so what reaches
@@ -26,7 +27,7 @@ from .frames import find_frames
 from .json_compress import looks_like_json
 from .whitespace import normalise_lines
 
-__all__ = ["PROSE_KINDS", "Detected", "detect", "detect_lines", "looks_binary"]
+__all__ = ["PROSE_KINDS", "Detected", "detect", "detect_lines", "is_settings", "looks_binary"]
 
 Detected = Literal["json", "log", "stacktrace", "text"]
 
@@ -83,11 +84,18 @@ def _is_prose(line: str) -> bool:
     return len(_LETTERS.findall(line)) >= 0.8 * visible
 
 
-def _is_settings(nonblank: list[str]) -> bool:
-    """Whether the lines are a (short) settings file: the log compressor would fold values
-    that differ (my.cnf's `innodb_buffer_pool_size = 128M` went into `[... 6 similar
-    lines]`), and each value is what such a file is read for."""
-    if len(nonblank) > _SETTINGS_MAX_LINES:
+def is_settings(
+    lines: list[str], kind: str | None, tool_name: str | None, config: CompressConfig
+) -> bool:
+    """Whether `lines` are a (short) settings file, line output that the generic compressor
+    keeps as text: the log compressor would fold values that differ (my.cnf's
+    `innodb_buffer_pool_size = 128M` went into `[... 6 similar lines]`), and each value is
+    what such a file is read for. (`detect` still calls it line output: excerpts cut it
+    line by line.)"""
+    if kind == "log" or config.is_line_tool(tool_name):
+        return False
+    nonblank = [line for line in lines if line.strip()]
+    if not nonblank or len(nonblank) > _SETTINGS_MAX_LINES:
         return False
     settings = sum(1 for line in nonblank if _SETTING.match(line))
     assigned = sum(1 for line in nonblank if _ASSIGNED.match(line))
@@ -101,8 +109,6 @@ def _line_oriented(
         return False
     if kind == "log" or config.is_line_tool(tool_name):
         return True
-    if _is_settings(nonblank):
-        return False
     records = sum(1 for line in nonblank if _RECORD.match(line))
     if kind in PROSE_KINDS:
         return records >= 0.5 * len(nonblank)
