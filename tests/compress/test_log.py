@@ -171,6 +171,24 @@ def test_whitespace_is_normalised_but_indentation_kept(token_counter: TokenCount
     assert "    indented x" in out
 
 
+def test_indentation_after_a_runners_stamp_is_kept() -> None:
+    from sharedctx_server.compress.whitespace import normalise_lines
+
+    stamp = "2026-12-05T21:00:00.9650000Z "
+    lines = [f"{stamp}with:", f"{stamp}  repository:   acme/shop", f"{stamp}Syncing   acme/shop"]
+    assert normalise_lines(lines) == [
+        f"{stamp}with:",
+        f"{stamp}  repository: acme/shop",  # nested under `with:`
+        f"{stamp}Syncing acme/shop",
+    ]
+    assert normalise_lines(
+        ["09:47:16    100051 (22012):   Division by zero", "10:00:01 INFO   up"]
+    ) == [
+        "09:47:16    100051 (22012): Division by zero",
+        "10:00:01 INFO up",
+    ]
+
+
 def test_an_error_line_after_a_bare_e_line_is_kept() -> None:
     # pytest's detail lines start "E"; a bare "E" line once hid the line after it from the
     # error scan, and that line then folded into a run of similar lines.

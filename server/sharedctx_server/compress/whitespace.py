@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .shapes import SOURCE_GUTTER
+from .shapes import RUNNER_STAMP, SOURCE_GUTTER
 
 __all__ = ["collapse_ws", "normalise_lines"]
 
@@ -13,7 +13,12 @@ _INNER_RUN = re.compile(r"[ \t]{2,}")
 # whose spaces line the source up with the ^^^ markers below it, and the line-number gutter
 # of source a compiler or linter quotes ("12 |     sum", "   |     ^^^ expected i64", ruff's
 # "76 | |     self.detach()"): collapsed, the caret would point at another column.
-_LEADING = re.compile(rf"[ \t]*(?:[>E][ \t]+)?(?:{SOURCE_GUTTER}(?:[ \t]*[|/\\_])*[ \t]*)?")
+# After the time a CI runner or dbt stamps every line with, the line's own indentation
+# (`2026-12-05T21:00:00.9650000Z   repository: acme/shop`, nested under `with:`).
+_LEADING = re.compile(
+    rf"(?:(?:{RUNNER_STAMP}|\d\d:\d\d:\d\d(?:[.,]\d+)? )(?=[ \t]))?"
+    rf"[ \t]*(?:[>E][ \t]+)?(?:{SOURCE_GUTTER}(?:[ \t]*[|/\\_])*[ \t]*)?"
+)
 
 
 def normalise_lines(lines: list[str]) -> list[str]:
