@@ -216,3 +216,13 @@ def test_a_lower_case_header_over_a_rule_is_a_header(token_counter: TokenCounter
     assert result.compressor == "table"
     assert result.text.split("\n")[0].startswith("[table (aligned, 5 columns): 120 rows;")
     assert "status: succeeded 118, failed 2" in result.text.split("\n")
+
+
+def test_counts_name_a_last_single_value_rather_than_one_other() -> None:
+    from sharedctx_server.compress.wording import tally
+
+    seven = ["Created"] * 5 + ["Pulled"] * 4 + ["Started", "Killing", "BackOff", "Evicted"]
+    assert (
+        tally(seven, limit=5) == "Created 5, Pulled 4, Started 1, Killing 1, BackOff 1, Evicted 1"
+    )
+    assert tally(seven + ["Pulling"], limit=5).endswith(", 2 other")

@@ -33,6 +33,8 @@ def tally(values: Iterable[str], limit: int = 6) -> str:
     counts = Counter(values)
     # Most first; ties in first-seen order, so the text is the same on every run.
     ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+    if len(ranked) == limit + 1:
+        limit += 1  # one value left: its name costs what `1 other` does, and says more
     shown = [f"{value} {count:,}" for value, count in ranked[:limit]]
     rest = sum(count for _, count in ranked[limit:])
     if rest:
