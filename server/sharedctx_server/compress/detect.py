@@ -92,7 +92,9 @@ def is_settings(
     `innodb_buffer_pool_size = 128M` went into `[... 6 similar lines]`), and each value is
     what such a file is read for. (`detect` still calls it line output: excerpts cut it
     line by line.)"""
-    if kind == "log" or config.is_line_tool(tool_name):
+    # Normalised lines hold no two blank lines in a row: a long text is no settings file,
+    # known without reading its lines (this runs on every Put of line output).
+    if kind == "log" or config.is_line_tool(tool_name) or len(lines) > 2 * _SETTINGS_MAX_LINES + 1:
         return False
     nonblank = [line for line in lines if line.strip()]
     if not nonblank or len(nonblank) > _SETTINGS_MAX_LINES:
