@@ -266,6 +266,9 @@ def test_serve_without_the_server_extra_says_how_to_install_it(
 ) -> None:
     # The command loads (it needs only the standard library), but the server does not import.
     monkeypatch.setitem(sys.modules, "sharedctx_server.server", None)
+    # serve sets up logging first, on this test's captured stderr: a handler left on the
+    # root logger would write to it once closed ("--- Logging error ---" in a later test).
+    monkeypatch.setattr("sharedctx_server.edge.logs.configure", lambda *args, **kwargs: None)
     code, _, err = run(capsys, "serve", "--listen", "127.0.0.1:0")
     assert code == 2
     # Which import failed, too: a broken dependency is not a missing package.
