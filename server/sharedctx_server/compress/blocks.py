@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .shapes import PLANNED_ACTION
+
 __all__ = ["block_openers", "opens_block", "record_key"]
 
 # pytest's section lines (`==== FAILURES ====`) and failure headers (`____ test_x ____`) too;
@@ -22,7 +24,7 @@ __all__ = ["block_openers", "opens_block", "record_key"]
 _BLOCK_HEAD = re.compile(
     r"^(?:commit [0-9a-f]{7,40}\b|diff --git |#{1,6} |={3,} \S.* ={3,}$|_{3,} \S.* _{3,}$"
     r"|Nmap scan report for |(?:PLAY|TASK|RUNNING HANDLER) \[.*\] \*{3,}$)"
-    r"|^\s*# \S+ (?:will be |must be |has been |has changed|is tainted)"
+    rf"|{PLANNED_ACTION}|^\s*# \S+ (?:has been |has changed|is tainted)"
 )
 _FOLDER = re.compile(r"^\S.*:$")
 # A `Key: value` line; when the text opens with one whose key comes back at the start of a

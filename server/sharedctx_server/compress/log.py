@@ -41,7 +41,7 @@ from .markers import lines_marker, similar_marker
 from .masking import line_keys
 from .outliers import standing_out
 from .select import fingerprints, pick_distinct
-from .shapes import ASSERTED_VALUE, RUNNER_STAMP, SOURCE_GUTTER
+from .shapes import ASSERTED_VALUE, PLANNED_ACTION, RUNNER_STAMP, SOURCE_GUTTER
 from .sizer import optimal_k
 from .stacktrace import Piece, elide_frames
 from .whitespace import collapse_ws
@@ -105,10 +105,10 @@ _OUTCOME_COUNT = re.compile(
 )
 
 
-# What a terraform plan will do to each resource (`  # aws_route53_record.svc["a"] will be
-# created`): the plan's contents, one line per resource, kept like its summary (a 400-line
-# plan had kept 1 of its 15, the resources' attribute lines without their owners).
-_RESOURCE_ACTION = re.compile(r"^\s*# \S+ (?:will be|must be) ")
+# What a terraform plan will do to each resource (shapes.PLANNED_ACTION): the plan's contents,
+# one line per resource, kept like its summary (a 400-line plan had kept 1 of its 15, the
+# resources' attribute lines without their owners).
+_RESOURCE_ACTION = re.compile(PLANNED_ACTION)
 
 
 def _is_summary(line: str) -> bool:

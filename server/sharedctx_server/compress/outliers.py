@@ -14,6 +14,7 @@ values.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -53,13 +54,13 @@ def standing_out(lines: Sequence[str], groups: Sequence[int]) -> list[int]:
         if len(members) < _MIN_LINES:
             continue
         numbers = [_NUMBER.findall(lines[i]) for i in members]
-        width = max(set(map(len, numbers)), key=[len(n) for n in numbers].count)
-        rows = [i for i, n in zip(members, numbers, strict=True) if len(n) == width]
-        if width == 0 or len(rows) < _MIN_LINES:
+        counts = Counter(map(len, numbers))
+        width = max(counts, key=lambda w: (counts[w], -w))  # the commonest (ties: the fewest)
+        alike = [(i, n) for i, n in zip(members, numbers, strict=True) if len(n) == width]
+        if width == 0 or len(alike) < _MIN_LINES:
             continue
-        values = np.array(
-            [[float(v) for v in n] for n in numbers if len(n) == width], dtype=np.float64
-        )
+        rows = [i for i, _ in alike]
+        values = np.array([[float(v) for v in n] for _, n in alike], dtype=np.float64)
         for slot in values.T:
             for at, far in _far_values(slot):
                 found[rows[at]] = max(found.get(rows[at], 0.0), far)

@@ -23,6 +23,8 @@ from .wording import counted
 
 __all__ = ["plan_tests"]
 
+# jest / vitest without --verbose: one line per passing file, its tests not listed.
+_SUITE_PASS = re.compile(r"^PASS (?P<key>\S+\.\w+)(?: \([\d.]+ m?s\))?$")
 # One passing or skipped test: (pattern, group holding the file or module it belongs to).
 _PASSES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?P<key>\S*?)(?:::\S+)+ (?:PASSED|SKIPPED|XFAIL|XPASS)\b.*$"), "key"),
@@ -42,8 +44,7 @@ _PASSES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^=== (?:RUN|PAUSE|CONT|NAME) +(?P<key>[^/\s]+)"), "key"),
     (re.compile(r"^test (?P<key>\S+?)(?:::\w+)? \.\.\. (?:ok|ignored)$"), "key"),
     (re.compile(r"^ *(?:[✓✔√]|PASS:) (?P<key>).+$"), "key"),
-    # jest / vitest without --verbose: one line per passing file, its tests not listed.
-    (re.compile(r"^PASS (?P<key>\S+\.\w+)(?: \([\d.]+ m?s\))?$"), "key"),
+    (_SUITE_PASS, "key"),
     (re.compile(r"^ *ok \d+ (?P<key>)"), "key"),
     (re.compile(r"^(?P<key>)[.i]+(?: \d+/\d+)?$"), "key"),  # cargo test -q progress
 )
@@ -70,7 +71,6 @@ _SKIPPED = re.compile(r"\bSKIP(?:PED)?\b|\bskipped\b|\bignored$|^\S+\.py [.sxX]*
 _EXPECTED = re.compile(r"\bX(?:FAIL|PASS)\b|expected failure$|^\S+\.py [.sxX]*[xX]")
 _RUNNER_ANYWHERE = re.compile(_RUNNER.pattern, re.MULTILINE)
 _SUITE = re.compile(r"^ *(?:PASS|FAIL) (?P<suite>\S+\.\w+)")  # jest / vitest file headers
-_SUITE_PASS = re.compile(r"^PASS \S+\.\w+(?: \([\d.]+ m?s\))?$")  # a passing file, no tests listed
 _COUNTS = re.compile(r"\b(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b")
 
 
@@ -140,13 +140,12 @@ def _marker(run: list[int], read: _Read, lines: list[str]) -> str:
         groups[read.passes[i]] += read.counts.get(i, 0)
     total = sum(groups.values())
     named = [(g, n) for g, n in groups.most_common() if g]
-    detail = ", ".join(f"{g} {n:,}" for g, n in named[:6])
+    files = all(_SUITE_PASS.match(lines[i]) for i in run)  # one line a file: names alone
+    detail = ", ".join(g if files else f"{g} {n:,}" for g, n in named[:6])
     if len(named) > 6:
         detail += f", {len(named) - 6} more"
-    if all(_SUITE_PASS.match(lines[i]) for i in run):  # one line a file: name them alone
-        files = ", ".join(g for g, _ in named[:6])
-        more = f", {len(named) - 6} more" if len(named) > 6 else ""
-        return omitted_marker(total, "passed test file", files + more)
+    if files:
+        return omitted_marker(total, "passed test file", detail)
     skipped = any(_SKIPPED.search(lines[i]) for i in run)
     expected = any(_EXPECTED.search(lines[i]) for i in run)
     what = "passed, skipped or expected-to-fail test" if expected else "passed or skipped test"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .shapes import RUNNER_STAMP, SOURCE_GUTTER
+from .shapes import CLOCK_STAMP, RUNNER_STAMP, SOURCE_GUTTER
 
 __all__ = ["collapse_ws", "normalise_lines"]
 
@@ -16,7 +16,7 @@ _INNER_RUN = re.compile(r"[ \t]{2,}")
 # After the time a CI runner or dbt stamps every line with, the line's own indentation
 # (`2026-12-05T21:00:00.9650000Z   repository: acme/shop`, nested under `with:`).
 _LEADING = re.compile(
-    rf"(?:(?:{RUNNER_STAMP}|\d\d:\d\d:\d\d(?:[.,]\d+)? )(?=[ \t]))?"
+    rf"(?:(?:{RUNNER_STAMP}|{CLOCK_STAMP})(?=[ \t]))?"
     rf"[ \t]*(?:[>E][ \t]+)?(?:{SOURCE_GUTTER}(?:[ \t]*[|/\\_])*[ \t]*)?"
 )
 

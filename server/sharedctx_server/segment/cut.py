@@ -34,8 +34,9 @@ import numpy.typing as npt
 
 from ..compress import detect
 from ..compress.error_lines import ErrorMemo
+from ..compress.json_compress import BOM
 from ..compress.progress import redraws, settle_line
-from ..compress.shapes import ASSERTED_VALUE, RUNNER_STAMP, SOURCE_GUTTER
+from ..compress.shapes import ASSERTED_VALUE, CLOCK_STAMP, RUNNER_STAMP, SOURCE_GUTTER
 from ..compress.whitespace import collapse_ws
 from ..fit.error_signal import error_indicators
 from ..fit.segments import Segments, is_long_line, joined_cost, shown_line
@@ -124,8 +125,7 @@ _QUOTED_SOURCE = re.compile(
 # when only one follows (a level padded to width: `2024-05-01T10:00:00Z  INFO`). Records are
 # found in what follows it, where the tool's own indentation is: without this, jest's `●`
 # block or a traceback under a timestamp was a record per line.
-_CLOCK_STAMP = r"\d\d:\d\d:\d\d(?:[.,]\d+)? "
-_LINE_STAMP = re.compile(rf"^(?:{RUNNER_STAMP}|{_CLOCK_STAMP})(?: (?=\S))?|^==\d+== ")
+_LINE_STAMP = re.compile(rf"^(?:{RUNNER_STAMP}|{CLOCK_STAMP})(?: (?=\S))?|^==\d+== ")
 # (The second: a time of day alone, as dbt stamps every line: its `Database Error in model
 # x`, then the cause indented under the same stamp, `09:47:16    100051 (22012): Division by
 # zero`, which was a record of its own. The third: valgrind's `==12345== ` before every
@@ -145,7 +145,7 @@ _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _JSON_CLOSER = re.compile(r"^\s*[\]}]+,?\s*$")
 _JSON_MAX_DEPTH = 6
-_ONE_LINE_JSON = re.compile(r"^\ufeff?\s*[\[{].*[\]}]\s*$")
+_ONE_LINE_JSON = re.compile(rf"^{BOM}?\s*[\[{{].*[\]}}]\s*$")
 
 
 def text_lines(text: str) -> list[str]:
@@ -171,7 +171,7 @@ def _excerpt_view(text: str) -> tuple[list[str], bool]:
     at = _only_line(lines)
     if at is None or not _ONE_LINE_JSON.match(lines[at]):
         return lines, False
-    rendered = _json_rendering(lines[at].removeprefix("\ufeff"))  # a byte-order mark is no text
+    rendered = _json_rendering(lines[at].removeprefix(BOM))  # a byte-order mark is no text
     if rendered is None:
         return lines, False
     return [*lines[:at], *rendered, *lines[at + 1 :]], True
