@@ -42,8 +42,8 @@ changing.
 _OTHER_VARIABLES = (
     ("`OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`)", "serve",
      "turns on OpenTelemetry tracing over OTLP, e.g. `http://otel-collector:4317` (needs "
-     "`pip install 'sharedctx[tracing]'`; without the packages the server logs a warning and "
-     "runs untraced)"),
+     "`pip install -e '.[tracing]'` in the sharedctx checkout; without the packages the server "
+     "logs a warning and runs untraced)"),
     ("`OTEL_EXPORTER_OTLP_PROTOCOL`", "serve",
      "`grpc` (the default) or `http/protobuf` (with the HTTP exporter installed)"),
     ("`OTEL_EXPORTER_OTLP_HEADERS`", "serve", "headers the exporter sends, e.g. credentials"),

@@ -258,7 +258,7 @@ def test_without_the_server_package_its_commands_say_how_to_install_it(
     monkeypatch.setattr("sharedctx.cli.added_commands", dict)
     code, _, err = run(capsys, *argv)
     assert code == 2
-    assert err == f"{hint}: pip install 'sharedctx[server]'\n"
+    assert err == f"{hint}: pip install -e '.[server]' in the sharedctx checkout\n"
 
 
 def test_serve_without_the_server_extra_says_how_to_install_it(
@@ -272,7 +272,9 @@ def test_serve_without_the_server_extra_says_how_to_install_it(
     code, _, err = run(capsys, "serve", "--listen", "127.0.0.1:0")
     assert code == 2
     # Which import failed, too: a broken dependency is not a missing package.
-    assert err.startswith("the server is not installed: pip install 'sharedctx[server]' (")
+    assert err.startswith(
+        "the server is not installed: pip install -e '.[server]' in the sharedctx checkout ("
+    )
     assert "importing it failed: import of sharedctx_server.server halted" in err
 
 

@@ -234,3 +234,16 @@ async def test_slots_left_over_widen_until_the_answer_fits(tools: Tools) -> None
                 {"namespace": ns, "query": "why does the build fail?", "budget_tokens": budget},
             )
             assert "KeyError: 'port'" in _text(fit), budget
+
+
+def test_a_heading_names_the_kind_only_when_the_writer_gave_one() -> None:
+    from datetime import UTC, datetime
+
+    from sharedctx.mcp.render import heading
+    from sharedctx.types import FitEntry
+
+    when = datetime(2026, 12, 2, 9, 14, 3, 250_000, tzinfo=UTC)
+    note = FitEntry("notes/plan", 0, 1.0, "full", 5, "x", when, "note", "")
+    assert heading(note) == "--- notes/plan | note | 2026-12-02T09:14:03Z"
+    unsaid = FitEntry("scratch", 0, 1.0, "full", 5, "x", when, "unspecified", "")
+    assert heading(unsaid) == "--- scratch | 2026-12-02T09:14:03Z"

@@ -85,4 +85,4 @@ def test_without_the_packages_tracing_says_so_once_and_stays_off(
         assert Tracing.from_env({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}) is None
     (record,) = caplog.records
     assert "tracing is unavailable" in record.getMessage()
-    assert "sharedctx[tracing]" in record.getMessage()
+    assert "pip install -e '.[tracing]'" in record.getMessage()

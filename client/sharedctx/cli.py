@@ -29,7 +29,7 @@ from .types import FIT_CHOICES
 from .wire import FACTORS, KINDS
 
 COMMAND_GROUP = "sharedctx.commands"
-_SERVER_HINT = "pip install 'sharedctx[server]'"
+_SERVER_HINT = "pip install -e '.[server]' in the sharedctx checkout"
 # What the commands of the server package say when it is not installed.
 NOT_INSTALLED = {
     "serve": f"the server is not installed: {_SERVER_HINT}",

@@ -166,7 +166,12 @@ class Limits:
     max_field_bytes: int = _setting(
         256, "limits", "longest role, agent_id, tool_name or thread, in bytes", rule=POSITIVE
     )
-    max_page_size: int = _setting(1000, "limits", "largest Keys or Namespaces page", rule=POSITIVE)
+    max_page_size: int = _setting(
+        1000,
+        "limits",
+        "largest Keys or Namespaces page (a larger page_size asked gets this many)",
+        rule=POSITIVE,
+    )
     default_page_size: int = _setting(
         100, "limits", "Keys or Namespaces page size when a request gives none", rule=POSITIVE
     )
@@ -378,7 +383,7 @@ class Settings:
         0,
         "embeddings",
         "onnxruntime threads",
-        rule=_zero_or_more("all cores"),
+        rule=_zero_or_more("the CPUs the process may use, shared among --workers"),
     )
     embedding_compute: str = _setting(
         "int8",

@@ -84,7 +84,7 @@ def test_without_the_ui_extra_it_says_how_to_install_it() -> None:
     )
     assert done.returncode == 2
     assert done.stderr == INSTALL_HINT + "\n"
-    assert "pip install 'sharedctx[ui]'" in INSTALL_HINT
+    assert "pip install -e '.[ui]' in the sharedctx checkout" in INSTALL_HINT
 
 
 def test_sharedctx_ui_starts_beside_a_server(target: str) -> None:

@@ -22,7 +22,7 @@ __all__ = ["INSTALL_HINT", "MCP"]
 # What `--listen` looks like, for the messages that say how to write it.
 _EXAMPLE = "127.0.0.1:8765"
 
-INSTALL_HINT = "sharedctx mcp needs the MCP SDK: pip install 'sharedctx[mcp]'"
+INSTALL_HINT = "sharedctx mcp needs the MCP SDK: pip install -e '.[mcp]' in the sharedctx checkout"
 _NAMESPACE = re.compile(r"[A-Za-z0-9._:/-]{1,128}")
 
 

@@ -64,7 +64,9 @@ def heading(entry: FitEntry) -> str:
     """The line above an entry's text: key, kind, time (to the second), and what an excerpt
     shows."""
     when = entry.event_time.replace(microsecond=0) if entry.event_time else None
-    parts = [entry.key, entry.kind, iso(when) or "time unknown"]
+    # A kind the writer did not say is no information for the reader.
+    kinds = [entry.kind] if entry.kind != "unspecified" else []
+    parts = [entry.key, *kinds, iso(when) or "time unknown"]
     if entry.form == "excerpt":
         parts.append(f"excerpt: lines {format_ranges(entry)}")
     return "--- " + " | ".join(parts)

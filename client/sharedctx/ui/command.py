@@ -19,7 +19,9 @@ from .config import EXAMPLE, UiConfig, listen_problem
 
 __all__ = ["UI", "INSTALL_HINT"]
 
-INSTALL_HINT = "the web inspector needs the ui extra: pip install 'sharedctx[ui]'"
+INSTALL_HINT = (
+    "the web inspector needs the ui extra: pip install -e '.[ui]' in the sharedctx checkout"
+)
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:

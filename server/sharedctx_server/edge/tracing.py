@@ -1,7 +1,8 @@
 """OpenTelemetry tracing, on when OTEL_EXPORTER_OTLP_ENDPOINT is set and the packages are there.
 
 Optional twice over: without the endpoint nothing is imported; with it but without the
-packages (`pip install 'sharedctx[tracing]'`), the server logs one line and runs untraced.
+packages (`pip install -e '.[tracing]'` in the sharedctx checkout), the server logs one line
+and runs untraced.
 The exporter reads the standard OTEL_* variables itself (endpoint, headers, protocol, ...).
 Each server has its own TracerProvider rather than the process-global one, so that servers in
 one process (tests) and the host application's own tracing stay apart.
@@ -69,7 +70,7 @@ class Tracing:
         except ImportError as exc:
             log.warning(
                 "OTEL_EXPORTER_OTLP_ENDPOINT is set but tracing is unavailable (%s); "
-                "install it with: pip install 'sharedctx[tracing]'",
+                "install it with: pip install -e '.[tracing]' in the sharedctx checkout",
                 exc,
             )
             return None
