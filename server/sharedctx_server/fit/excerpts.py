@@ -157,6 +157,8 @@ class ExcerptOffer:
     cut: BoolArray
     has_hits: BoolArray
     only: BoolArray
+    # Rows whose text shares a term with the query (BM25 above 0), whole or not.
+    matched: BoolArray
     marker_tokens: MarkerTokens
 
     def excerpt(self, row: int) -> Excerpt:
@@ -171,6 +173,7 @@ class ExcerptOffer:
             cut=self.cut & pool,
             has_hits=self.has_hits & pool,
             only=self.only & pool,
+            matched=self.matched & pool,
         )
 
 
@@ -181,10 +184,12 @@ def excerpt_offer(
     budget: int,
     marker_tokens: MarkerTokens,
     full_costs: IntArray | None = None,
+    lexical: FloatArray | None = None,
 ) -> ExcerptOffer:
     """The offer for a SCORED fill over the rows of `entry_scores`; `whole_costs[row]`: the
     entry's smallest whole form; `full_costs[row]`: its full form's, where a whole form
-    cheaper than that is the compressed one (None: every whole form is the full form)."""
+    cheaper than that is the compressed one (None: every whole form is the full form);
+    `lexical[row]`: the entry's BM25 for the query (None: no entry is known to match)."""
     n = entry_scores.size
     table = relevance.table
     cut = np.zeros(n, dtype=np.bool_)
@@ -223,6 +228,7 @@ def excerpt_offer(
         cut=cut,
         has_hits=has_hits,
         only=only,
+        matched=np.zeros(n, dtype=np.bool_) if lexical is None else lexical > 0,
         marker_tokens=marker_tokens,
     )
 

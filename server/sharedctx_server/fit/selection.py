@@ -232,7 +232,7 @@ class _Items:
             # A whole entry is walked no later than its own best line would be (the line's
             # item may outscore the entry: entry_weight), so that an entry that may go in
             # whole gets that chance before its excerpt begins.
-            standing = _standing_in(it, offer.only, scores, pool)
+            standing = _standing_in(it, offer.only, scores, pool & ~offer.matched)
             best_line = np.zeros(n)
             lines = it.anchor < 0
             np.maximum.at(best_line, it.row[lines], standing[lines])
@@ -270,9 +270,12 @@ def _standing_in(
     items: ExcerptItems, only: BoolArray, scores: FloatArray, whole: BoolArray
 ) -> FloatArray:
     """The items' scores, where the best hit of each entry that may enter only as an excerpt
-    is walked before every whole entry (rows of `whole`) that its entry outscores. The entry
-    was kept from going in whole to show its best lines, not to let whole entries it
-    outscores take the budget first. Against other excerpts, lines keep their order: every
+    is walked before every whole entry (rows of `whole`: those that share no term with the
+    query) that its entry outscores. The entry was kept from going in whole to show its best
+    lines, not to let whole entries it outscores, that match nothing, take the budget first;
+    a whole entry that matches keeps its place by its score (lifted over a note that said
+    the answer, a weak line of one log brought every better line of others with it, 600
+    tokens of them). Against other excerpts, lines keep their order: every
     line that matches at least as well as a lifted one is lifted with it (a weak line of an
     entry that matters must not pass better lines of others: a 470-token run of long lines
     of a docs diff went before the failing test's traceback)."""

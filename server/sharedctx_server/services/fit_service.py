@@ -183,6 +183,7 @@ class FitService:
                 query.selection.budget_tokens,
                 self._marker_tokens,
                 full_costs=None if query.selection.form is Form.FULL else orig,
+                lexical=lexical,
             )
         selection = select_entries(
             scored.scores,
