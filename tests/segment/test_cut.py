@@ -270,6 +270,47 @@ def test_prose_is_cut_into_paragraphs_with_headings_and_fences_kept_whole() -> N
     ]
 
 
+SOURCE = """class Limits:
+    \"\"\"Limits of the pool.
+
+    * **keepalive_expiry** - Time limit on idle keep-alive connections.
+    \"\"\"
+
+    def __init__(self, *, keepalive_expiry: float | None = 5.0) -> None:
+        self.keepalive_expiry = keepalive_expiry
+
+    def __repr__(self) -> str:
+        return f"Limits({self.keepalive_expiry})"
+"""
+
+
+def numbered(text: str, first: int = 1, after: str = "\t") -> str:
+    """`text` as `cat -n` prints it (or a file reader, with `after` an arrow)."""
+    return "".join(
+        f"{first + i:6d}{after}{line}\n" for i, line in enumerate(text.rstrip("\n").split("\n"))
+    )
+
+
+def test_numbered_lines_are_cut_by_the_text_after_their_numbers() -> None:
+    # As `cat -n` or an agent's file reader shows a source file: its paragraphs, each line
+    # with its number, not a segment per line.
+    plain = cut(SOURCE, "tool_output")
+    assert plain is not None and len(plain.lines) == 4
+    for after in ("\t", "\u2192"):
+        segments = cut(numbered(SOURCE, 40, after), "tool_output")
+        assert segments is not None and segments.lines.tolist() == plain.lines.tolist()
+        shown = groups(numbered(SOURCE, 40, after), "tool_output")
+        assert shown[2].startswith(f"    46{after}    def __init__")
+    # A numbered log is still cut by its records.
+    assert len(groups(numbered(LOG))) == len(groups(LOG))
+
+
+def test_numbers_that_do_not_count_up_are_text() -> None:
+    # Counts, sizes or ids in front of lines are no line numbers.
+    text = "".join(f"{n}\tfile{n}.txt\n" for n in (12, 3, 4410, 7, 99, 1, 2048, 5))
+    assert len(groups(text, "tool_output")) == 8
+
+
 def test_long_groups_are_split_within_the_line_and_character_caps() -> None:
     text = "".join(f"A long paragraph goes on, line {i} of it.\n" for i in range(100))
     config = SegmentConfig(min_tokens=0, max_lines=10, max_chars=10_000)

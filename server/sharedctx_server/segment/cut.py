@@ -11,7 +11,8 @@ Segments follow the text's own structure, so an excerpt never shows half a thoug
   level whose members are small enough). A document on one line (minified, as APIs and
   `jq -c` print it) is cut, counted and shown in its indented rendering (`excerpt_lines`);
 - prose and everything else: paragraphs (blank-line separated; a Markdown heading starts one,
-  a fenced code block stays in one piece).
+  a fenced code block stays in one piece);
+- numbered lines (`cat -n`, numbered.py): as the text after the numbers.
 Any group longer than `max_lines` or `max_chars` is split into consecutive runs within both.
 
 Messages are never cut (a conversation turn stays whole), nor entries under `min_tokens`:
@@ -43,6 +44,7 @@ from ..fit.segments import Segments, is_long_line, joined_cost, shown_line
 from ..fit.terminal import strip_ansi
 from .diff_parts import diff_heads, diff_starts, looks_like_diff
 from .heads import segment_heads
+from .numbered import without_numbers
 
 __all__ = [
     "DEFAULT_SEGMENTS",
@@ -258,16 +260,22 @@ def cut_segments(
     long_line = len(lines) == 1 and is_long_line(lines[0])
     if not rendered and len(lines) < 2 and not long_line:
         return None
-    shape = "json" if rendered else detect(strip_ansi(text), kind, tool_name)
-    diff = shape != "json" and looks_like_diff(text)
+    # Numbered lines (`cat -n`) are cut by what follows their numbers: a file, read as records
+    # only when it is a log (its lines mostly flush left), else in paragraphs like any
+    # document or source (indented throughout, records would be its lines).
+    numbered = None if rendered else without_numbers(lines)
+    view = lines if numbered is None else numbered
+    read = text if numbered is None else "\n".join(numbered)
+    shape = "json" if rendered else detect(strip_ansi(read), kind, tool_name)
+    diff = shape != "json" and looks_like_diff(read)
     if shape == "json":
-        starts = _json_items(lines, config)
+        starts = _json_items(view, config)
     elif diff:
-        starts = diff_starts(lines)
-    elif shape in ("log", "stacktrace"):
-        starts = _records(lines)
+        starts = diff_starts(view)
+    elif shape in ("log", "stacktrace") and (numbered is None or _flush_left(view)):
+        starts = _records(view)
     else:
-        starts = _paragraphs(lines)
+        starts = _paragraphs(view)
     starts = _capped(starts, lines, config)
     texts, counts = _counted(lines, starts, count_tokens)
     if any(
@@ -288,9 +296,9 @@ def cut_segments(
     if shape == "json":
         heads = [-1] * len(starts)
     elif diff:
-        heads = diff_heads(lines, starts, tokens)
+        heads = diff_heads(view, starts, tokens)
     else:
-        heads = segment_heads(lines, starts, tokens)
+        heads = segment_heads(view, starts, tokens)
     return Segments(
         lines=np.diff(np.asarray(bounds, dtype=np.int64)).astype(np.int64),
         tokens=np.asarray(tokens, dtype=np.int64),
@@ -447,6 +455,12 @@ def _records(lines: list[str]) -> list[int]:
         crash = bool(_GO_CRASH.match(line))
         starts.append(i)
     return starts
+
+
+def _flush_left(lines: list[str]) -> bool:
+    """Whether most non-blank lines start at their first column."""
+    nonblank = [line for line in lines if line.strip()]
+    return 2 * sum(1 for line in nonblank if line[:1] in (" ", "\t")) <= len(nonblank)
 
 
 def _paragraphs(lines: list[str]) -> list[int]:

@@ -1,0 +1,41 @@
+"""Text whose every line starts with its number: `cat -n`, `nl -ba`, and the file readers of
+coding agents, which print a file that way (`    12\tdef f():`, or `    12→def f():`).
+
+The structure is in the text after the numbers: read with them, every line looks like a
+record of its own (a number, then anything), and an excerpt of a source file was cut line by
+line, a function's `def` apart from its body (docs/excerpts.md).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["without_numbers"]
+
+# A right-aligned number and the tab (or arrow) that ends it.
+_NUMBER = re.compile(r"^ *(\d+)(?:\t|→)")
+# At least this many lines must carry a number, and nearly all of them...
+_LEAST = 3
+_SHARE = 0.9
+
+
+def without_numbers(lines: list[str]) -> list[str] | None:
+    """`lines` without the number in front of each, when (nearly) every non-blank line has
+    one and they count up by one (`nl` leaves blank lines unnumbered); otherwise None."""
+    body: list[str] = []
+    numbers: list[int] = []
+    nonblank = 0
+    for line in lines:
+        match = _NUMBER.match(line)
+        if match is None:
+            blank = not line.strip()
+            nonblank += not blank
+            body.append("" if blank else line)
+            continue
+        nonblank += 1
+        numbers.append(int(match.group(1)))
+        body.append(line[match.end() :])
+    if len(numbers) < max(_LEAST, _SHARE * nonblank):
+        return None
+    in_step = sum(b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False))
+    return body if in_step >= _SHARE * (len(numbers) - 1) else None
