@@ -55,6 +55,26 @@ def test_a_python_module_keeps_its_outline(token_counter: TokenCounter) -> None:
     assert result.compressed_tokens < 0.8 * result.original_tokens
 
 
+def test_a_numbered_module_keeps_its_outline_with_the_numbers(
+    token_counter: TokenCounter,
+) -> None:
+    # As `cat -n` or a coding agent's file reader shows it: read after the numbers, kept with
+    # them (an agent edits by line number).
+    plain = _module().split("\n")
+    for after in ("\t", "\u2192"):
+        text = "\n".join(f"{i:6d}{after}{line}" for i, line in enumerate(plain, 1))
+        result = compress(text, count_tokens=token_counter.count, kind="tool_output")
+        assert result.compressor == "source"
+        out = result.text.split("\n")
+        at = plain.index("class Model2:") + 1
+        assert f"{at:6d}{after}class Model2:" in out
+        method = plain.index("    def method_0(self, amount: int,", at) + 1
+        assert f"{method:6d}{after}    def method_0(self, amount: int," in out
+        assert not any(line.endswith("total = Decimal(amount)") for line in out)
+        assert missing_error_lines(text, result.text) == []
+        assert result.compressed_tokens < 0.8 * result.original_tokens
+
+
 def test_a_brace_language_keeps_declarations_and_hides_bodies(token_counter: TokenCounter) -> None:
     lines = ["import { readFile } from 'fs';", "", "export class Store {"]
     for m in range(8):

@@ -34,6 +34,7 @@ from .source import Source
 from .stacktrace import compress_stacktrace
 from .table import plan_table
 from .testreport import plan_tests
+from .whitespace import normalise_lines
 from .wording import counted
 from .yaml_doc import plan_yaml
 
@@ -157,8 +158,11 @@ def _json_after(source: Source, at: int) -> Plan:
 def generic_plan(source: Source) -> Plan:
     """The generic compressor `detect` names for the content: log, stacktrace or text."""
     config = source.config
-    name = detect_lines(source.lines, source.kind, source.tool_name, config)
-    if name == "log" and is_settings(source.lines, source.kind, source.tool_name, config):
+    # Numbered lines (`cat -n`) are what follows their numbers: a source file read as a log
+    # (a number, then anything) lost its signatures to the log compressor's folding.
+    lines = source.lines if source.numbered is None else normalise_lines(source.numbered)
+    name = detect_lines(lines, source.kind, source.tool_name, config)
+    if name == "log" and is_settings(lines, source.kind, source.tool_name, config):
         name = "text"
     if name == "stacktrace":
         return Plan(

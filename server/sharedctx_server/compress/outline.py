@@ -71,10 +71,15 @@ def _bracket_depth(line: str) -> int:
     return sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
 
 
+# The outline as it is made: a kept line by its index (shown as the text has it, with its
+# number when the lines are numbered), a marker by its text.
+Outline = list[int | str]
+
+
 class _Python:
     def __init__(self, lines: list[str], errors: list[bool]) -> None:
         self.lines, self.errors = lines, errors
-        self.out: list[str] = []
+        self.out: Outline = []
         self.omitted = 0
         self.bodies = 0
 
@@ -83,7 +88,7 @@ class _Python:
         depth = 0
         while i < len(self.lines):
             line = self.lines[i]
-            self.out.append(line)
+            self.out.append(i)
             depth += _bracket_depth(line)
             i += 1
             if depth <= 0 and line.rstrip().endswith(":"):
@@ -115,24 +120,24 @@ class _Python:
                 paragraph = list(range(i, k))
                 break
         paragraph = paragraph[:_MAX_DOC_LINES]
-        self.out += [self.lines[k] for k in paragraph]
+        self.out += paragraph
         self._elide(paragraph[-1] + 1, j + 1, self.lines[i][: _indent(self.lines[i])])
         return j + 1
 
     def _elide(self, start: int, end: int, indent: str) -> None:
         """Lines [start, end) become a marker, but for the error lines among them (and runs
         too short to be worth a marker)."""
-        run: list[str] = []
+        run: list[int] = []
         for k in range(start, end):
             if self.errors[k]:
                 self._flush(run, indent)
                 run = []
-                self.out.append(self.lines[k])
+                self.out.append(k)
             elif self.lines[k].strip():
-                run.append(self.lines[k])
+                run.append(k)
         self._flush(run, indent)
 
-    def _flush(self, run: list[str], indent: str) -> None:
+    def _flush(self, run: list[int], indent: str) -> None:
         if len(run) <= _SHORT_RUN:
             self.out += run
         else:
@@ -173,7 +178,7 @@ class _Python:
                 i = self.docstring(i, end)
                 continue
             if _PY_DECORATOR.match(line):
-                self.out.append(line)
+                self.out.append(i)
                 i += 1
                 continue
             m = _PY_DEF.match(line)
@@ -196,10 +201,10 @@ class _Python:
             if self.lines[j - 1].rstrip().endswith(":"):
                 stop = self._block_end(j, _indent(line))
             if _WHOLE_STATEMENT.match(line):
-                self.out += self.lines[i:j]
+                self.out += range(i, j)
                 self._elide(j, stop, line[: _indent(line)] + "    ")
             else:
-                self.out.append(line)
+                self.out.append(i)
                 self._elide(i + 1, stop, line[: _indent(line)] + "    ")
             i = stop
 
@@ -213,10 +218,10 @@ def _code_braces(line: str) -> str:
 class _Braces:
     def __init__(self, lines: list[str], errors: list[bool]) -> None:
         self.lines, self.errors = lines, errors
-        self.out: list[str] = []
+        self.out: Outline = []
         self.omitted = 0
         self.bodies = 0
-        self.run: list[str] = []
+        self.run: list[int] = []
         self.run_indent = ""
 
     def _flush(self) -> None:
@@ -234,11 +239,11 @@ class _Braces:
             visible = all(stack)
             if visible or self.errors[k]:
                 self._flush()
-                self.out.append(line)
+                self.out.append(k)
             elif line.strip():
                 if not self.run:
                     self.run_indent = line[: _indent(line)]
-                self.run.append(line)
+                self.run.append(k)
             for brace in _code_braces(line):
                 if brace == "{":
                     shown = all(stack)
@@ -251,7 +256,7 @@ class _Braces:
                 # This line closed the hidden block: it is shown, after the block's marker.
                 self.run.pop()
                 self._flush()
-                self.out.append(line)
+                self.out.append(k)
         self._flush()
 
 
@@ -271,17 +276,20 @@ def _language(text: str) -> str:
     return "braces" if braces >= 4 else ""
 
 
-def _render(source: Source, language: str) -> Attempt:
-    lines = [line.rstrip() for line in source.raw_lines]
-    flags = [source.judged.is_error_line(line) for line in lines]
+def _render(source: Source, language: str, numbered: list[str] | None) -> Attempt:
+    shown = [line.rstrip() for line in source.raw_lines]
+    # Numbered lines are read without their numbers and kept with them.
+    lines = shown if numbered is None else [line.rstrip() for line in numbered]
+    flags = [source.judged.is_error_line(line) for line in shown]
     if language == "python":
         reader = _Python(lines, flags)
         reader.block(0, len(lines))
-        out, omitted, bodies = reader.out, reader.omitted, reader.bodies
+        made, omitted, bodies = reader.out, reader.omitted, reader.bodies
     else:
         braces = _Braces(lines, flags)
         braces.outline()
-        out, omitted, bodies = braces.out, braces.omitted, braces.bodies
+        made, omitted, bodies = braces.out, braces.omitted, braces.bodies
+    out = [shown[part] if isinstance(part, int) else part for part in made]
     what = "Python" if language == "python" else "brace-language"
     summary = (
         f"{what} source, {counted(len(lines), 'line')}: outline kept (signatures, docstrings, "
@@ -293,17 +301,23 @@ def _render(source: Source, language: str) -> Attempt:
 
 
 def plan_source(source: Source) -> Plan | None:
-    """The source outline compressor, if the content reads as a source file."""
+    """The source outline compressor, if the content reads as a source file (numbered lines
+    as `cat -n` prints them too, read after their numbers)."""
     nonblank = source.nonblank_raw
     if len(nonblank) < source.config.min_lines:
         return None
-    language = _language(source.content)
+    numbered = source.numbered
+    text = source.content
+    if numbered is not None:
+        text = "\n".join(numbered)
+        nonblank = [line for line in numbered if line.strip()]
+    language = _language(text)
     if not language:
         return None
     # A Markdown document quoting code (a README, a changelog) is prose with examples: its
     # fences and links say so. A source file has neither at the start of its lines.
-    fences = len(_FENCE.findall(source.content))
-    links = len(_MD_LINK.findall(source.content))
+    fences = len(_FENCE.findall(text))
+    links = len(_MD_LINK.findall(text))
     if fences >= 2 or links >= 0.05 * len(nonblank):
         return None
     declarations = sum(1 for line in nonblank if _BRACE_DECL.search(line) or _PY_DEF.match(line))
@@ -325,4 +339,4 @@ def plan_source(source: Source) -> Plan | None:
         prose += is_prose and not is_code
     share = code / max(1, len(nonblank[::step]) - prose)
     reason = f"{share:.0%} of the non-blank lines read as {language} code"
-    return Plan("source", share, reason, lambda: _render(source, language))
+    return Plan("source", share, reason, lambda: _render(source, language, numbered))

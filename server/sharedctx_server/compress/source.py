@@ -6,6 +6,7 @@ from functools import cached_property
 
 from .config import CompressConfig, tool_key
 from .error_lines import ErrorMemo, JudgedLines
+from .numbered import without_numbers
 from .whitespace import normalise_lines
 
 __all__ = ["Source"]
@@ -72,6 +73,12 @@ class Source:
     def error_lines(self) -> list[str]:
         """The error lines, whitespace collapsed (the form in which a compressed one is sought)."""
         return self.judged.error_lines
+
+    @cached_property
+    def numbered(self) -> list[str] | None:
+        """The raw lines without their numbers, when every line starts with one (`cat -n`,
+        numbered.py); None otherwise. What the content is, is read in these."""
+        return without_numbers(self.raw_lines)
 
     @cached_property
     def nonblank_raw(self) -> list[str]:

@@ -12,7 +12,7 @@ Segments follow the text's own structure, so an excerpt never shows half a thoug
   `jq -c` print it) is cut, counted and shown in its indented rendering (`excerpt_lines`);
 - prose and everything else: paragraphs (blank-line separated; a Markdown heading starts one,
   a fenced code block stays in one piece);
-- numbered lines (`cat -n`, numbered.py): as the text after the numbers.
+- numbered lines (`cat -n`, compress.numbered): as the text after the numbers.
 Any group longer than `max_lines` or `max_chars` is split into consecutive runs within both.
 
 Messages are never cut (a conversation turn stays whole), nor entries under `min_tokens`:
@@ -36,6 +36,7 @@ import numpy.typing as npt
 from ..compress import detect
 from ..compress.error_lines import ErrorMemo
 from ..compress.json_compress import BOM
+from ..compress.numbered import without_numbers
 from ..compress.progress import redraws, settle_line
 from ..compress.shapes import ASSERTED_VALUE, CLOCK_STAMP, RUNNER_STAMP, SOURCE_GUTTER
 from ..compress.whitespace import collapse_ws
@@ -44,7 +45,6 @@ from ..fit.segments import Segments, is_long_line, joined_cost, shown_line
 from ..fit.terminal import strip_ansi
 from .diff_parts import diff_heads, diff_starts, looks_like_diff
 from .heads import segment_heads
-from .numbered import without_numbers
 
 __all__ = [
     "DEFAULT_SEGMENTS",

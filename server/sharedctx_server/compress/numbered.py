@@ -2,8 +2,9 @@
 coding agents, which print a file that way (`    12\tdef f():`, or `    12→def f():`).
 
 The structure is in the text after the numbers: read with them, every line looks like a
-record of its own (a number, then anything), and an excerpt of a source file was cut line by
-line, a function's `def` apart from its body (docs/excerpts.md).
+record of its own (a number, then anything), so an excerpt of a source file was cut line by
+line, a function's `def` apart from its body (docs/excerpts.md), and the source outline did
+not see the source (docs/compression.md).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ _SHARE = 0.9
 def without_numbers(lines: list[str]) -> list[str] | None:
     """`lines` without the number in front of each, when (nearly) every non-blank line has
     one and they count up by one (`nl` leaves blank lines unnumbered); otherwise None."""
+    if lines and lines[0].strip() and _NUMBER.match(lines[0]) is None:
+        return None  # most texts: known at the first line
     body: list[str] = []
     numbers: list[int] = []
     nonblank = 0
