@@ -81,6 +81,20 @@ def test_texts_are_cut_at_exactly_256_tokens(embedder: Embedder, cache_dir: Path
     assert np.abs(full - first_253).max() > 1e-4
 
 
+def test_a_long_text_embeds_from_a_prefix_exactly_as_whole(embedder: Embedder) -> None:
+    # The model reads the first 256 tokens only: a prefix cut at a space that fills them is
+    # what the tokenizer sees, instead of a whole 1 MiB log. The same vector, to the bit.
+    texts = [long_text(20_000), "Ünïcödé ✓ " * 3000, "x" * 30_000, "a\tb " * 5000]
+    clipped = embedder.embed(texts)
+    tokenizer, embedder._tokenizer = embedder._tokenizer, None  # never cut
+    try:
+        unclipped = embedder.embed(texts)
+    finally:
+        embedder._tokenizer = tokenizer
+    assert tokenizer is not None
+    assert np.array_equal(clipped, unclipped)
+
+
 def test_default_model_loads_with_no_network(offline: None, tmp_path: Path) -> None:
     loaded = Embedder.load(ModelSpec(), tmp_path)
     assert loaded.model_id.startswith(f"{DEFAULT_MODEL_NAME}@")

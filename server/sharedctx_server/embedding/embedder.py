@@ -36,6 +36,10 @@ DEFAULT_RUN_TOKENS = 512
 _ONE_TEXT_PER_RUN = 1
 # Rough characters per token, only to sort and cut runs; it errs towards shorter runs.
 _CHARS_PER_TOKEN = 3
+# Prefixes of a long text tried (in characters) before the tokenizer sees all of it: the model
+# reads its first max_tokens tokens only, and tokenizing a 1 MiB text to keep 256 tokens
+# took longer than the model run (see Embedder._clip).
+_CLIP_CHARS = (2048, 16384)
 
 
 class Encoder(Protocol):
@@ -74,6 +78,7 @@ class Embedder:
         self._dim = dim
         self._max_tokens = max_tokens
         self._run_tokens = run_tokens
+        self._tokenizer: Any = _clippable_tokenizer(model, max_tokens)
 
     @classmethod
     def load(
@@ -132,12 +137,34 @@ class Embedder:
             raise TypeError("embed takes a sequence of texts, not a single str")
         out = np.empty((len(texts), self._dim), dtype=np.float32)
         for run in self._runs(texts):
-            vectors = list(self._model.embed([texts[i] for i in run], batch_size=len(run)))
+            clipped = [self._clip(texts[i]) for i in run]
+            vectors = list(self._model.embed(clipped, batch_size=len(run)))
             out[run] = np.asarray(vectors, dtype=np.float32)
         # fastembed already normalises most models; doing it here keeps the promise for all.
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, np.maximum(norms, 1e-12), out=out)
         return out
+
+    def _clip(self, text: str) -> str:
+        """`text`, or a prefix of it that the model sees exactly as it sees `text`.
+
+        Only for a BERT-style tokenizer (normalised character by character, split into words
+        at whitespace, truncated on the right to max_tokens): cut at a space or a newline, a
+        prefix's tokens are the text's first ones, so when the prefix alone fills the model's
+        window (it is truncated too), the model input is the same ids, mask and type ids.
+        """
+        if self._tokenizer is None or self._max_tokens is None:
+            return text
+        for size in _CLIP_CHARS:
+            if len(text) <= size:
+                return text
+            cut = max(text.rfind(" ", 0, size), text.rfind("\n", 0, size))
+            if cut <= 0:
+                continue
+            prefix = text[:cut]
+            if len(self._tokenizer.encode(prefix).ids) >= self._max_tokens:
+                return prefix
+        return text
 
     def _runs(self, texts: Sequence[str]) -> Iterator[list[int]]:
         # Similar lengths side by side: every run is padded to its longest text.
@@ -152,6 +179,26 @@ class Embedder:
             run.append(i)
         if run:
             yield run
+
+
+def _clippable_tokenizer(model: TextEmbedding, max_tokens: int | None) -> Any:
+    """The model's tokenizer when Embedder._clip may cut texts for it (a BERT normaliser and
+    word splitter, right truncation at max_tokens); else None."""
+    tokenizer = getattr(getattr(model, "model", None), "tokenizer", None)
+    if tokenizer is None or not max_tokens:
+        return None
+    try:
+        truncation = tokenizer.truncation or {}
+        bert = (
+            type(tokenizer.normalizer).__name__ == "BertNormalizer"
+            and type(tokenizer.pre_tokenizer).__name__ == "BertPreTokenizer"
+        )
+    except AttributeError:
+        return None
+    right = truncation.get("direction") == "right" and truncation.get("stride") == 0
+    if not (bert and right and truncation.get("max_length") == max_tokens):
+        return None
+    return tokenizer
 
 
 def _open(
