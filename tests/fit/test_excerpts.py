@@ -80,6 +80,19 @@ def test_segment_bm25_equals_entry_bm25_over_the_same_documents() -> None:
     assert index.bm25(query).tolist() == index.bm25(query).tolist()  # cached postings
 
 
+def test_segment_index_keeps_the_postings_of_its_latest_terms_only() -> None:
+    from sharedctx_server.fit.segment_index import _CACHED_TERMS
+
+    index = SegmentIndex()
+    words = [f"word{k}" for k in range(_CACHED_TERMS + 50)]
+    index.add(0, one_line_segments(len(words)), [[w] for w in words])
+    before = index.bm25(words[:1]).tolist()
+    for word in words:  # every query new, as a namespace read with ever new questions
+        assert index.bm25([word]).any()
+    assert len(index._flat) == _CACHED_TERMS
+    assert index.bm25(words[:1]).tolist() == before  # evicted, then found again alike
+
+
 def test_segment_index_forgets_removed_and_replaced_entries() -> None:
     index = SegmentIndex()
     index.add(1, one_line_segments(2), [["alpha"], ["beta"]])

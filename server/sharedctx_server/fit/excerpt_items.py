@@ -154,41 +154,44 @@ def hit_items(
     # A hit that carries an error brings the segment before it.
     with_before = (table.errors[hits] > 0) & (local > 0)
     before_tokens = np.where(with_before, table.tokens[np.maximum(hits - 1, 0)], 0)
-    of_hit, at, share = _context(table, hits)
-    # Such a hit also comes alone, worth ALONE_SHARE of it, for when the two do not fit: a
-    # 187-token line in a 300-token Fit was left out for the 145 tokens before it. (Once
-    # the two are in, the hit alone adds nothing.)
-    alone = np.flatnonzero(with_before)
-    row = np.concatenate([slot, slot[of_hit], slot[alone]])
-    first = np.concatenate([local, table.local[at], local[alone]])
-    second = np.concatenate(
-        [np.where(with_before, local - 1, -1), np.full(of_hit.size + alone.size, -1)]
-    )
-    anchor = np.concatenate([np.full(hits.size, -1), local[of_hit], np.full(alone.size, -1)])
-    # Ranked against whole entries by a root of their score (ITEM_EXPONENT), which keeps
-    # their order among themselves.
-    scores = np.power(
-        np.concatenate([score, share * score[of_hit], ALONE_SHARE * score[alone]]), ITEM_EXPONENT
-    )
-    cost = np.concatenate(
-        [table.tokens[hits] + before_tokens, table.tokens[at], table.tokens[hits[alone]]]
-    ).astype(np.int64)
-    lower = np.maximum(cost - marker_tokens(10**9), 1)
+    hit_cost = (table.tokens[hits] + before_tokens).astype(np.int64)
     # The best hits (ties: row, then segment) until their costs cover a few budgets, the
     # first of them with their context: a hit's neighbours rank below many weaker hits, but
     # only they can complete what the hit shows (the rest of a JSON item cut at max_lines),
     # and only beside it.
     ranked = np.lexsort((local, slot, -score))
-    reach = np.cumsum(np.minimum(cost[: hits.size][ranked], budget))
+    reach = np.cumsum(np.minimum(hit_cost[ranked], budget))
     wanted = np.zeros(hits.size, dtype=np.int8)  # 2: the hit and its context, 1: the hit
     wanted[ranked[: int(np.searchsorted(reach, _ITEM_BUDGETS * budget)) + 1]] = 1
     wanted[ranked[: int(np.searchsorted(reach, _CONTEXT_BUDGETS * budget)) + 1]] = 2
-    source = np.concatenate([np.arange(hits.size), of_hit, alone])
-    need = np.full(source.size, 2, dtype=np.int8)  # context needs its hit to bring it
-    need[: hits.size] = 1
-    need[hits.size + of_hit.size :] = 1
-    order = np.lexsort((first, row, -scores))
-    keep = order[wanted[source[order]] >= need[order]]
+    # Only the items of wanted hits are built (the rest could never be reached): the hits
+    # themselves, the context of those wanted with it, and (below) the error hits alone.
+    # Each part keeps the order it has among all items, which breaks ties in the sort.
+    own = np.flatnonzero(wanted >= 1)
+    near = np.flatnonzero(wanted == 2)
+    of_near, at, share = _context(table, hits[near])
+    of_hit = near[of_near]
+    # Such a hit also comes alone, worth ALONE_SHARE of it, for when the two do not fit: a
+    # 187-token line in a 300-token Fit was left out for the 145 tokens before it. (Once
+    # the two are in, the hit alone adds nothing.)
+    alone = own[with_before[own]]
+    row = np.concatenate([slot[own], slot[of_hit], slot[alone]])
+    first = np.concatenate([local[own], table.local[at], local[alone]])
+    second = np.concatenate(
+        [np.where(with_before[own], local[own] - 1, -1), np.full(of_hit.size + alone.size, -1)]
+    )
+    anchor = np.concatenate([np.full(own.size, -1), local[of_hit], np.full(alone.size, -1)])
+    # Ranked against whole entries by a root of their score (ITEM_EXPONENT), which keeps
+    # their order among themselves.
+    scores = np.power(
+        np.concatenate([score[own], share * score[of_hit], ALONE_SHARE * score[alone]]),
+        ITEM_EXPONENT,
+    )
+    cost = np.concatenate([hit_cost[own], table.tokens[at], table.tokens[hits[alone]]]).astype(
+        np.int64
+    )
+    lower = np.maximum(cost - marker_tokens(10**9), 1)
+    keep = np.lexsort((first, row, -scores))
     return ExcerptItems(
         row[keep].astype(np.int64),
         first[keep].astype(np.int64),

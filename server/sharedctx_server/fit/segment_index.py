@@ -31,6 +31,8 @@ __all__ = ["HEAD_TERM_SHARE", "SegmentIndex", "SegmentTable", "line_shape"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+# Terms whose postings a namespace keeps between Fits (each as large as the lines holding it).
+_CACHED_TERMS = 256
 BoolArray = npt.NDArray[np.bool_]
 
 # What a query term in a segment's head is worth to the segment (bm25), as a share of what it
@@ -143,6 +145,10 @@ class SegmentIndex:
         self._table: SegmentTable | None = None
         self._norm: FloatArray | None = None  # BM25's length normalisation per flat position
         self._flat: dict[int, _Postings] = {}  # term id -> its postings
+        # Every cut entry's distinct term ids end to end (table order), where each entry's
+        # start, and the entries: which entries hold a term is one comparison, not a search
+        # per entry (built with the table, on the first new term after a change).
+        self._term_ids: tuple[IntArray, IntArray, list[_Entry]] | None = None
 
     @property
     def entries(self) -> int:
@@ -213,7 +219,7 @@ class SegmentIndex:
         self._changed()
 
     def _changed(self) -> None:
-        self._table = self._norm = None
+        self._table = self._norm = self._term_ids = None
         self._flat.clear()
 
     def _id(self, term: str) -> int:
@@ -264,27 +270,41 @@ class SegmentIndex:
 
     def _postings(self, term_id: int) -> _Postings:
         """The term's postings as flat table positions, counts and whether the text itself
-        holds the term there (not only the entry's name); cached until a change."""
+        holds the term there (not only the entry's name); cached until a change (the last
+        _CACHED_TERMS terms)."""
         found = self._flat.get(term_id)
         if found is not None:
             return found
         table = self.table()
+        if self._term_ids is None:
+            entries = [self._entries[slot] for slot in table.slots.tolist()]
+            sizes = np.asarray([e.term_ids.size for e in entries], dtype=np.int64)
+            starts = np.zeros(sizes.size + 1, dtype=np.int64)
+            np.cumsum(sizes, out=starts[1:])
+            ids = np.concatenate([e.term_ids for e in entries]) if entries else starts[:0]
+            self._term_ids = (ids, starts, entries)
+        ids, starts, entries = self._term_ids
+        # An entry's term ids are distinct: at most one match per entry, in table order.
+        where = np.flatnonzero(ids == term_id)
+        holders = np.searchsorted(starts, where, side="right") - 1
         positions, counts, own = [], [], []
-        for k, slot in enumerate(table.slots.tolist()):
-            entry = self._entries[slot]
-            at = int(np.searchsorted(entry.term_ids, term_id))
-            if at < entry.term_ids.size and entry.term_ids[at] == term_id:
-                lo, hi = entry.offsets[at], entry.offsets[at + 1]
-                positions.append(entry.positions[lo:hi] + table.bounds[k])
-                counts.append(entry.counts[lo:hi])
-                # A name is in every segment once: the text holds the term beyond that.
-                named = term_id in entry.names
-                own.append(entry.counts[lo:hi] > 1 if named else np.ones(hi - lo, np.bool_))
+        for k, at in zip(holders.tolist(), (where - starts[holders]).tolist(), strict=True):
+            entry = entries[k]
+            lo, hi = entry.offsets[at], entry.offsets[at + 1]
+            positions.append(entry.positions[lo:hi] + table.bounds[k])
+            counts.append(entry.counts[lo:hi])
+            # A name is in every segment once: the text holds the term beyond that.
+            named = term_id in entry.names
+            own.append(entry.counts[lo:hi] > 1 if named else np.ones(hi - lo, np.bool_))
         found = _Postings(
             np.concatenate(positions) if positions else np.zeros(0, dtype=np.int64),
             np.concatenate(counts) if counts else np.zeros(0),
             np.concatenate(own) if own else np.zeros(0, dtype=np.bool_),
         )
+        if len(self._flat) >= _CACHED_TERMS:
+            # The oldest goes first: a namespace read with ever new queries kept every term's
+            # postings until its next write (60 MB for 1,261 terms over 5,000 entries).
+            del self._flat[next(iter(self._flat))]
         self._flat[term_id] = found
         return found
 
