@@ -447,24 +447,11 @@ def test_an_excerpt_only_entry_goes_before_whole_entries_it_outscores() -> None:
     sel = fill([0.9, 0.8, 0.05], [big, two.tokens + 1, big], [weak, strong],
                budget_tokens=two.tokens + 2, keep_recent=0)  # fmt: skip
     assert sel.indices.tolist() == [2]
-
-
-def test_a_whole_entry_that_matches_the_query_keeps_its_place_before_lifted_lines() -> None:
-    # As above, but entry 1 shares a word with the query (a note that says the answer): the
-    # weak line of entry 0 is not lifted over it, nor are the better lines of others with it.
-    big = int(SEGS.tokens.sum())
-    two = Excerpt(SEGS, marker_tokens)
-    two.add([5])
-    budget = 2 * two.tokens + 2
-    weak, strong = needle(0), needle(2)
-    weak.relevance[5] = 0.4
+    # A whole entry that shares a word with the query (a note that says the answer) keeps its
+    # place: the weak line is not lifted over it, nor are the better lines of others with it.
     sel = fill([0.9, 0.8, 0.05], [big, budget - 1, big], [weak, strong],
                budget_tokens=budget, keep_recent=0, lexical=[1.0, 2.0, 1.0])  # fmt: skip
     assert sel.indices.tolist() == [1]
-    # Matching nothing, it is passed over as before.
-    sel = fill([0.9, 0.8, 0.05], [big, budget - 1, big], [weak, strong],
-               budget_tokens=budget, keep_recent=0, lexical=[1.0, 0.0, 1.0])  # fmt: skip
-    assert sel.reason_of(1) is Reason.BUDGET
 
 
 def test_repeats_of_one_line_give_way_to_a_line_that_says_something_else() -> None:
