@@ -93,6 +93,45 @@ def test_segment_index_keeps_the_postings_of_its_latest_terms_only() -> None:
     assert index.bm25(words[:1]).tolist() == before  # evicted, then found again alike
 
 
+def test_segment_index_extended_by_new_entries_equals_one_built_at_once() -> None:
+    # Entries added after every other extend the built table and cached postings; whatever
+    # the order of adds, replacements, removals and queries, the answers are those of an
+    # index that never saw the history.
+    rng = np.random.default_rng(7)
+    words = [f"w{k}" for k in range(40)]
+    index, held = SegmentIndex(), {}
+    for step in range(300):
+        op = rng.random()
+        if op < 0.55 or not held:
+            slot = max(held, default=-1) + 1 if rng.random() < 0.8 else int(rng.integers(0, 60))
+            count = int(rng.integers(1, 6))
+            terms = [list(rng.choice(words, size=int(rng.integers(1, 5)))) for _ in range(count)]
+            heads = np.asarray([-1] + [int(rng.integers(-1, k)) for k in range(1, count)])
+            segments = Segments(
+                rng.integers(1, 4, count), rng.integers(1, 50, count), rng.random(count),
+                heads=heads, in_compressed=rng.integers(-1, 2, count),
+            )  # fmt: skip
+            names = ["tool"] if rng.random() < 0.5 else []
+            index.add(slot, segments, terms, names=names)
+            held[slot] = (segments, terms, names)
+        elif op < 0.7:
+            slot = list(held)[int(rng.integers(0, len(held)))]
+            index.remove(slot)
+            del held[slot]
+        query = list(rng.choice(words, size=3))
+        if step % 7 == 0:
+            fresh = SegmentIndex()
+            for slot in sorted(held):
+                segments, terms, names = held[slot]
+                fresh.add(slot, segments, terms, names=names)
+            ours, theirs = index.table(), fresh.table()
+            for column in dataclasses.fields(theirs):
+                assert np.array_equal(getattr(ours, column.name), getattr(theirs, column.name))
+            assert index.bm25(query).tolist() == fresh.bm25(query).tolist(), step
+        else:
+            index.bm25(query)  # builds and caches what the next add may extend
+
+
 def test_segment_index_forgets_removed_and_replaced_entries() -> None:
     index = SegmentIndex()
     index.add(1, one_line_segments(2), [["alpha"], ["beta"]])

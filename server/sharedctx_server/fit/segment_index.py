@@ -194,7 +194,11 @@ class SegmentIndex:
         table = table[np.lexsort((table[:, 1], table[:, 0]))]
         term_ids, first = np.unique(table[:, 0], return_index=True)
         np.add.at(self._df, table[:, 0], 1)
-        self._entries[slot] = _Entry(
+        # An entry after every other (a new one, as agents write) extends what was built for
+        # the others rather than dropping it (the first Fit after a Put rebuilt it all).
+        last = self._table.slots[-1] if self._table is not None and self._table.slots.size else -1
+        appended = last >= 0 and slot > last
+        entry = self._entries[slot] = _Entry(
             segments=segments,
             term_ids=term_ids,
             offsets=np.append(first, table.shape[0]).astype(np.int64),
@@ -206,7 +210,44 @@ class SegmentIndex:
         )
         self._segments += lengths.size
         self._total_length += float(lengths.sum())
-        self._changed()
+        if appended:
+            self._append(slot, entry)
+        else:
+            self._changed()
+
+    def _append(self, slot: int, entry: _Entry) -> None:
+        """What was built for the other entries, with `entry` (in `slot`, after all of them)
+        at its end: the table and the term ids extended, the postings of the terms it holds
+        dropped (the others' stay where they are); the length normalisation, which the
+        average length moves, is made again."""
+        assert self._table is not None
+        table, count = self._table, len(entry.segments)
+        segments = entry.segments
+        self._table = SegmentTable(
+            slots=np.append(table.slots, slot),
+            bounds=np.append(table.bounds, table.bounds[-1] + count),
+            slot_of=np.concatenate([table.slot_of, np.full(count, slot, dtype=np.int64)]),
+            local=np.concatenate([table.local, np.arange(count, dtype=np.int64)]),
+            tokens=np.concatenate([table.tokens, segments.tokens.astype(np.int64)]),
+            errors=np.concatenate([table.errors, segments.errors.astype(np.float64)]),
+            shapes=np.concatenate([table.shapes, entry.shapes]),
+            heads=np.concatenate([table.heads, segments.heads.astype(np.int64)]),
+            in_compressed=np.concatenate(
+                [table.in_compressed, segments.in_compressed.astype(np.int64)]
+            ),
+        )
+        self._norm = None
+        if self._term_ids is not None:
+            ids, starts, entries = self._term_ids
+            self._term_ids = (
+                np.concatenate([ids, entry.term_ids]),
+                np.append(starts, starts[-1] + entry.term_ids.size),
+                [*entries, entry],
+            )
+        if self._flat:
+            cached = np.fromiter(self._flat, dtype=np.int64, count=len(self._flat))
+            for term_id in cached[np.isin(cached, entry.term_ids)].tolist():
+                del self._flat[term_id]
 
     def remove(self, slot: int) -> None:
         """Forget the entry in `slot` (no-op when it is not indexed)."""
