@@ -120,6 +120,13 @@ def test_json_documents_one_after_another_are_not_outlined_as_code(
     result = compress(text, count_tokens=token_counter.count)
     assert result.compressor != "source"
     assert all(f'"name": "app-{i}"' in result.text for i in range(12))
+    # So with `cat -n`'s numbers before its lines, whose indentation after the number stays
+    # when whitespace is normalised (collapsed, a JSON file was outlined to its first brace).
+    numbered = "\n".join(f"{i:6d}\t{line}" for i, line in enumerate(text.split("\n"), 1))
+    result = compress(numbered, count_tokens=token_counter.count)
+    assert result.compressor != "source"
+    assert all(f'"name": "app-{i}"' in result.text for i in range(12))
+    assert '     4\t  "metadata": {' in result.text.split("\n")
 
 
 def test_html_becomes_text(token_counter: TokenCounter) -> None:

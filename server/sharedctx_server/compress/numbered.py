@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 
+from .shapes import LINE_NUMBER
+
 __all__ = ["without_numbers"]
 
-# A right-aligned number and the tab (or arrow) that ends it.
-_NUMBER = re.compile(r"^ *(\d+)(?:\t|→)")
+_NUMBER = re.compile(rf"^{LINE_NUMBER}")
 # At least this many lines must carry a number, and nearly all of them...
 _LEAST = 3
 _SHARE = 0.9

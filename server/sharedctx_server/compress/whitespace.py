@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .shapes import CLOCK_STAMP, RUNNER_STAMP, SOURCE_GUTTER
+from .shapes import CLOCK_STAMP, LINE_NUMBER, RUNNER_STAMP, SOURCE_GUTTER
 
 __all__ = ["collapse_ws", "normalise_lines"]
 
@@ -14,9 +14,11 @@ _INNER_RUN = re.compile(r"[ \t]{2,}")
 # of source a compiler or linter quotes ("12 |     sum", "   |     ^^^ expected i64", ruff's
 # "76 | |     self.detach()"): collapsed, the caret would point at another column.
 # After the time a CI runner or dbt stamps every line with, the line's own indentation
-# (`2026-12-05T21:00:00.9650000Z   repository: acme/shop`, nested under `with:`).
+# (`2026-12-05T21:00:00.9650000Z   repository: acme/shop`, nested under `with:`). After the
+# number `cat -n` puts before a file's line, the file's own indentation (collapsed, a numbered
+# JSON or Python file lost its structure, and read as numbered no more).
 _LEADING = re.compile(
-    rf"(?:(?:{RUNNER_STAMP}|{CLOCK_STAMP})(?=[ \t]))?"
+    rf"(?:(?:{RUNNER_STAMP}|{CLOCK_STAMP})(?=[ \t])|{LINE_NUMBER})?"
     rf"[ \t]*(?:[>E][ \t]+)?(?:{SOURCE_GUTTER}(?:[ \t]*[|/\\_])*[ \t]*)?"
 )
 
