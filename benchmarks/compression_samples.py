@@ -415,6 +415,14 @@ def _documents(c: _Collector) -> None:
         lambda: (stdlib / "argparse.py").read_text(encoding="utf-8"),
         entry_kind="document",
     )
+    # As `cat -n` and coding agents' file readers show a file: numbered lines.
+    c.add(
+        "cat -n json/decoder.py",
+        "source",
+        f"cat -n {stdlib / 'json' / 'decoder.py'}",
+        lambda: run(["cat", "-n", str(stdlib / "json" / "decoder.py")]),
+        tool="cat",
+    )
     jquery = Path("/usr/share/javascript/jquery/jquery.js")
     if jquery.exists():
         c.add(
