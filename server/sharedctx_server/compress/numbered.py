@@ -16,7 +16,9 @@ from .shapes import LINE_NUMBER
 __all__ = ["without_numbers"]
 
 _NUMBER = re.compile(rf"^{LINE_NUMBER}")
-# At least this many lines must carry a number, and nearly all of them...
+# At least _LEAST lines must carry a number, and _SHARE of the non-blank ones; _SHARE of the
+# steps from one number to the next must be one up (a count or a size before each line is no
+# line number).
 _LEAST = 3
 _SHARE = 0.9
 
