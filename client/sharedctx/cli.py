@@ -27,6 +27,7 @@ from .fit_table import fit_dict, format_fit_table, format_ranges
 from .target import TargetError
 from .types import FIT_CHOICES
 from .wire import FACTORS, KINDS
+from .wording import counted
 
 COMMAND_GROUP = "sharedctx.commands"
 _SERVER_HINT = "pip install -e '.[server]' in the sharedctx checkout"
@@ -154,11 +155,6 @@ def emit(args: argparse.Namespace, data: Any, human: str) -> None:
         print(json.dumps(data, ensure_ascii=False))
     elif human:
         print(human)
-
-
-def counted(n: int, word: str, plural: str = "") -> str:
-    """`1 entry`, `2 entries`."""
-    return f"{n} {word}" if n == 1 else f"{n} {plural or word + 's'}"
 
 
 class InputError(Exception):

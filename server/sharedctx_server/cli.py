@@ -23,10 +23,10 @@ from sharedctx.cli import (
     Command,
     add_client_args,
     connect,
-    counted,
     emit,
 )
 from sharedctx.wire import KINDS
+from sharedctx.wording import counted
 
 from .settings import SECTIONS, Setting, Settings, reference
 

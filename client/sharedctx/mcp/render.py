@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 from ..fit_table import format_ranges
 from ..types import FitEntry, FitResult
+from ..wording import counted
 
 
 def iso(when: datetime | None) -> str | None:
@@ -72,16 +73,12 @@ def heading(entry: FitEntry) -> str:
     return "--- " + " | ".join(parts)
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def fit_text(namespace: str, result: FitResult, budget_tokens: int, texts_budget: int) -> str:
     """The selected entries' texts in the returned (chronological) order, each under its
     heading, after one summary line; `texts_budget` is what was left for the texts."""
     summary = (
         f"Fit of {namespace}: {len(result.entries)} of {result.candidates} entries, "
-        f"{_count(result.total_tokens, 'token')} of text in a budget of {budget_tokens}, "
+        f"{counted(result.total_tokens, 'token')} of text in a budget of {budget_tokens}, "
         "oldest first."
     )
     if not result.entries and not result.candidates:
@@ -90,7 +87,7 @@ def fit_text(namespace: str, result: FitResult, budget_tokens: int, texts_budget
         return f"{summary} No stored entry passes the filters."
     if not result.entries:
         return (
-            f"{summary} None fits the {_count(max(0, texts_budget), 'token')} "
+            f"{summary} None fits the {counted(max(0, texts_budget), 'token')} "
             "left for texts once headings are reserved: ask with a larger budget_tokens."
         )
     blocks = [summary]

@@ -34,7 +34,6 @@ from .source import Source
 from .stacktrace import compress_stacktrace
 from .table import plan_table
 from .testreport import plan_tests
-from .whitespace import normalise_lines
 from .wording import counted
 from .yaml_doc import plan_yaml
 
@@ -160,7 +159,7 @@ def generic_plan(source: Source) -> Plan:
     config = source.config
     # Numbered lines (`cat -n`) are what follows their numbers: a source file read as a log
     # (a number, then anything) lost its signatures to the log compressor's folding.
-    lines = source.lines if source.numbered is None else normalise_lines(source.numbered)
+    lines = source.read_lines
     name = detect_lines(lines, source.kind, source.tool_name, config)
     if name == "log" and is_settings(lines, source.kind, source.tool_name, config):
         name = "text"

@@ -81,6 +81,12 @@ class Source:
         return without_numbers(self.raw_lines)
 
     @cached_property
+    def read_lines(self) -> list[str]:
+        """The lines what the content is gets read in: `lines`, or for numbered lines those
+        after their numbers, whitespace-normalised alike."""
+        return self.lines if self.numbered is None else normalise_lines(self.numbered)
+
+    @cached_property
     def nonblank_raw(self) -> list[str]:
         """The raw lines that are not blank."""
         return [line for line in self.raw_lines if line.strip()]
