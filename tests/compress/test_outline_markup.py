@@ -75,6 +75,37 @@ def test_a_numbered_module_keeps_its_outline_with_the_numbers(
         assert result.compressed_tokens < 0.8 * result.original_tokens
 
 
+def test_numbered_blank_lines_without_their_tab_still_read_as_numbered(
+    token_counter: TokenCounter,
+) -> None:
+    # Trailing blanks stripped (by the compressed form's normalisation, or an agent's
+    # harness), a blank line's `     2\t` is `     2`: the module is still a numbered source.
+    plain = _module().split("\n")
+    text = "\n".join(f"{i:6d}\t{line}".rstrip() for i, line in enumerate(plain, 1))
+    result = compress(text, count_tokens=token_counter.count, kind="tool_output")
+    assert result.compressor == "source"
+    at = plain.index("class Model2:") + 1
+    assert f"{at:6d}\tclass Model2:" in result.text.split("\n")
+    # Numbers from the first column that count up are `seq`, not numbered lines.
+    counted = "\n".join(str(i) for i in range(1, 200))
+    assert compress(counted, count_tokens=token_counter.count).compressor != "source"
+
+
+def test_a_triple_quote_inside_a_string_opens_no_docstring(token_counter: TokenCounter) -> None:
+    # A regex that finds docstrings holds a triple quote; read as an opening, every later
+    # line of the module was one statement's marker and no function was outlined.
+    parts = _module().split("\n")
+    at = parts.index("TAX = Decimal('0.2')")
+    parts[at:at] = ["_DOC = re.compile(r'^\\s*(\"\"\"|x)')", "_ESC = '\\'\\'\\''  # # ( ["]
+    text = "\n".join(parts)
+    result = compress(text, count_tokens=token_counter.count, kind="tool_output")
+    assert result.compressor == "source"
+    out = result.text.split("\n")
+    for kept in ("class Model3:", "    def method_4(self, amount: int,", '    """Model number 3."""'):
+        assert kept in out
+    assert "        total = Decimal(amount)" not in out
+
+
 def test_a_brace_language_keeps_declarations_and_hides_bodies(token_counter: TokenCounter) -> None:
     lines = ["import { readFile } from 'fs';", "", "export class Store {"]
     for m in range(8):

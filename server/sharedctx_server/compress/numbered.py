@@ -16,6 +16,10 @@ from .shapes import LINE_NUMBER
 __all__ = ["without_numbers"]
 
 _NUMBER = re.compile(rf"^{LINE_NUMBER}")
+# A blank line's number once trailing blanks are stripped (`     2\t` became `     2`, as the
+# compressed form and many agents' harnesses print it): padded, as `cat -n` pads every number;
+# a bare count up from the first column is `seq`, not numbered lines.
+_BLANK = re.compile(r"^ +(\d+)$")
 # At least _LEAST lines must carry a number, and _SHARE of the non-blank ones; _SHARE of the
 # steps from one number to the next must be one up (a count or a size before each line is no
 # line number).
@@ -32,7 +36,7 @@ def without_numbers(lines: list[str]) -> list[str] | None:
     numbers: list[int] = []
     nonblank = 0
     for line in lines:
-        match = _NUMBER.match(line)
+        match = _NUMBER.match(line) or _BLANK.match(line)
         if match is None:
             blank = not line.strip()
             nonblank += not blank

@@ -43,8 +43,11 @@ _CODE_LINE = re.compile(
     r"|^\s*[\w.\[\]'\"]+\s*[-+*/%|&^]?=\s*\S"
 )
 _WHOLE_STATEMENT = re.compile(r"^[ \t]*(?:import |from \S+ import |__all__\b)")
-_PY_COMMENT = re.compile(r"#.*$")
-_TRIPLE = re.compile(r'("""|\'\'\')')
+# What a Python line's code is read in: a triple quote, a one-line string, a comment, a bracket.
+_PY_TOKEN = re.compile(
+    r'"""|\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#.*|[()\[\]{}]'
+)
+_TRIPLE_END = {q: re.compile(rf"\\.|{q}") for q in ('"""', "'''")}
 _LETTERS = re.compile(r"[^\W\d_]")
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
 _MD_LINK = re.compile(r"\]\([^)\s]+\)")
@@ -65,10 +68,29 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
-def _bracket_depth(line: str) -> int:
-    """Brackets a Python line opens minus those it closes (strings and comments left out)."""
-    text = _PY_COMMENT.sub("", _STRINGS.sub('""', line))
-    return sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
+def _scan(line: str, quote: str = "") -> tuple[int, str]:
+    """Brackets a Python line's code opens minus those it closes, and the triple quote still
+    open after it ("" for none), given the one open before it. String literals and comments
+    are not code: a triple quote inside a one-line string (a regex that finds docstrings) opens
+    nothing; read as an opening, the rest of a module became one statement's marker."""
+    depth, pos = 0, 0
+    while True:
+        if quote:
+            close = next(
+                (m for m in _TRIPLE_END[quote].finditer(line, pos) if m.group() == quote), None
+            )
+            if close is None:
+                return depth, quote
+            pos, quote = close.end(), ""
+        for token in _PY_TOKEN.finditer(line, pos):
+            text = token.group()
+            if text in ('"""', "'''"):
+                pos, quote = token.end(), text
+                break
+            if len(text) == 1:
+                depth += 1 if text in "([{" else -1
+        else:
+            return depth, quote
 
 
 # The outline as it is made: a kept line by its index (shown as the text has it, with its
@@ -89,7 +111,7 @@ class _Python:
         while i < len(self.lines):
             line = self.lines[i]
             self.out.append(i)
-            depth += _bracket_depth(line)
+            depth += _scan(line)[0]
             i += 1
             if depth <= 0 and line.rstrip().endswith(":"):
                 break
@@ -151,18 +173,8 @@ class _Python:
         while j < end:
             line = self.lines[j]
             j += 1
-            # Triple-quoted strings open and close; code is only read outside them.
-            parts = _TRIPLE.split(line)
-            code: list[str] = []
-            for k, part in enumerate(parts):
-                if k % 2:  # a triple quote
-                    if not quote:
-                        quote = part
-                    elif part == quote:
-                        quote = ""
-                elif not quote:
-                    code.append(part)
-            depth += _bracket_depth(" ".join(code))
+            opened, quote = _scan(line, quote)
+            depth += opened
             if depth <= 0 and not quote:
                 break
         return j
