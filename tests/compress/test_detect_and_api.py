@@ -291,12 +291,19 @@ def test_a_settings_file_keeps_every_value(token_counter: TokenCounter) -> None:
         f"{name}_size = {i * 16}M" for i, name in enumerate("abcdefghijklmnopqrstuvwxyz")
     ]
     env = [f"export SERVICE_{i}_URL=https://svc{i}.internal:8443/v1" for i in range(30)]
-    for lines in (cnf, env):
+    for lines in (cnf, env, ["$ cat config/app.ini", *cnf]):
         text = "\n".join(lines) + "\n"
         assert detect(text) == "log"  # line output: excerpts cut it line by line
-        result = compress(text, count_tokens=token_counter.count)
-        assert result.compressor in ("text", "none") and not has_marker(result.text)
-        assert all(" ".join(line.split()) in result.text for line in lines)
+        # Printed by a shell tool too (`cat` through `bash`: its values had been folded).
+        for tool in (None, "bash"):
+            result = compress(text, count_tokens=token_counter.count, tool_name=tool)
+            assert result.compressor in ("text", "none") and not has_marker(result.text)
+            assert all(" ".join(line.split()) in result.text for line in lines)
+    # logfmt is a log (pairs on each line), whatever its length.
+    logfmt = [
+        f"ts=2026-12-06T04:{i:02d}:00Z level=info msg=served path=/v1/items/{i}" for i in range(40)
+    ]
+    assert compress("\n".join(logfmt), count_tokens=token_counter.count).compressor == "log"
     # A long dump of settings (`sysctl -a`) folds its alike lines still.
     sysctl = "\n".join(f"net.ipv4.conf.eth{i}.rp_filter = {i % 2}" for i in range(400))
     assert compress(sysctl, count_tokens=token_counter.count).compressor == "log"

@@ -96,12 +96,16 @@ def test_a_triple_quote_inside_a_string_opens_no_docstring(token_counter: TokenC
     # line of the module was one statement's marker and no function was outlined.
     parts = _module().split("\n")
     at = parts.index("TAX = Decimal('0.2')")
-    parts[at:at] = ["_DOC = re.compile(r'^\\s*(\"\"\"|x)')", "_ESC = '\\'\\'\\''  # # ( ["]
+    parts[at:at] = ['_DOC = re.compile(r\'^\\s*("""|x)\')', "_ESC = '\\'\\'\\''  # # ( ["]
     text = "\n".join(parts)
     result = compress(text, count_tokens=token_counter.count, kind="tool_output")
     assert result.compressor == "source"
     out = result.text.split("\n")
-    for kept in ("class Model3:", "    def method_4(self, amount: int,", '    """Model number 3."""'):
+    for kept in (
+        "class Model3:",
+        "    def method_4(self, amount: int,",
+        '    """Model number 3."""',
+    ):
         assert kept in out
     assert "        total = Decimal(amount)" not in out
 

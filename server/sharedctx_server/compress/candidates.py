@@ -161,7 +161,7 @@ def generic_plan(source: Source) -> Plan:
     # (a number, then anything) lost its signatures to the log compressor's folding.
     lines = source.read_lines
     name = detect_lines(lines, source.kind, source.tool_name, config)
-    if name == "log" and is_settings(lines, source.kind, source.tool_name, config):
+    if name == "log" and is_settings(lines, source.kind):
         name = "text"
     if name == "stacktrace":
         return Plan(

@@ -61,6 +61,7 @@ _LETTERS = re.compile(r"[^\W\d_]")
 # without `export`), `[section]`, comments and bare flags (`[mysqldump]`'s `quick`).
 _SETTING = re.compile(r"^\s*(?:\[[^\]\n]+\]|[;#].*|(?:export\s+)?[\w.-]+\s*=.*|[\w.-]+)$")
 _ASSIGNED = re.compile(r"^\s*(?:export\s+)?[\w.-]+\s*=")
+_PAIR = re.compile(r"(?:^|\s)[\w.-]+=")
 # A file of settings no longer than this is read as text, every value kept; longer dumps
 # (`sysctl -a`) stay line output, whose runs of alike lines fold.
 _SETTINGS_MAX_LINES = 300
@@ -84,9 +85,7 @@ def _is_prose(line: str) -> bool:
     return len(_LETTERS.findall(line)) >= 0.8 * visible
 
 
-def is_settings(
-    lines: list[str], kind: str | None, tool_name: str | None, config: CompressConfig
-) -> bool:
+def is_settings(lines: list[str], kind: str | None) -> bool:
     """Whether `lines` are a (short) settings file, line output that the generic compressor
     keeps as text: the log compressor would fold values that differ (my.cnf's
     `innodb_buffer_pool_size = 128M` went into `[... 6 similar lines]`), and each value is
@@ -94,14 +93,25 @@ def is_settings(
     line by line.)"""
     # Normalised lines hold no two blank lines in a row: a long text is no settings file,
     # known without reading its lines (this runs on every Put of line output).
-    if kind == "log" or config.is_line_tool(tool_name) or len(lines) > 2 * _SETTINGS_MAX_LINES + 1:
+    if kind == "log" or len(lines) > 2 * _SETTINGS_MAX_LINES + 1:
         return False
     nonblank = [line for line in lines if line.strip()]
     if not nonblank or len(nonblank) > _SETTINGS_MAX_LINES:
         return False
-    settings = sum(1 for line in nonblank if _SETTING.match(line))
-    assigned = sum(1 for line in nonblank if _ASSIGNED.match(line))
-    return settings >= 0.95 * len(nonblank) and assigned >= 0.5 * len(nonblank)
+    # A tool's name says little here: a shell tool prints the file it was asked to `cat`
+    # (`cat config/app.ini` through a `bash` tool had its [db] section folded away). What a
+    # log's lines look like does: logfmt (`level=info msg=...`) holds pairs, not a setting.
+    settings = assigned = pairs = 0
+    for line in nonblank:
+        settings += _SETTING.match(line) is not None
+        if _ASSIGNED.match(line):
+            assigned += 1
+            pairs += len(_PAIR.findall(line)) > 1
+    return (
+        settings >= 0.95 * len(nonblank)
+        and assigned >= 0.5 * len(nonblank)
+        and pairs <= 0.2 * assigned
+    )
 
 
 def _line_oriented(

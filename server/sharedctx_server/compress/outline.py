@@ -44,9 +44,7 @@ _CODE_LINE = re.compile(
 )
 _WHOLE_STATEMENT = re.compile(r"^[ \t]*(?:import |from \S+ import |__all__\b)")
 # What a Python line's code is read in: a triple quote, a one-line string, a comment, a bracket.
-_PY_TOKEN = re.compile(
-    r'"""|\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#.*|[()\[\]{}]'
-)
+_PY_TOKEN = re.compile(r'"""|\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#.*|[()\[\]{}]')
 _TRIPLE_END = {q: re.compile(rf"\\.|{q}") for q in ('"""', "'''")}
 _LETTERS = re.compile(r"[^\W\d_]")
 _FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.MULTILINE)
