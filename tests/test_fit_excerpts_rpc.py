@@ -239,6 +239,27 @@ async def test_a_query_that_names_the_output_gets_that_outputs_line(client: Asyn
     assert not [s for c in named_only.explain for s in c.segments if s.relevance > 0]
 
 
+async def test_the_command_an_output_echoes_names_it_rather_than_answering(
+    client: AsyncClient,
+) -> None:
+    # A shell tool's output opening with its command: that line matched "pip install" in
+    # every run of it and filled the excerpts, while the line that answers says neither.
+    done = "Successfully installed " + " ".join(f"pkg{i}-1.{i}" for i in range(0, 60, 6))
+    for run, last in enumerate(("ERROR: ResolutionImpossible", done)):
+        lines = ["$ pip install -r requirements.txt"]
+        for i in range(60):
+            lines += [f"Collecting pkg{i}==1.{i} (from -r requirements.txt (line {i}))",
+                      f"  Using cached pkg{i}-1.{i}-py3-none-any.whl ({i + 3} kB)"]  # fmt: skip
+        lines += [last, f"[exit code {1 - run}]"]
+        await client.put(NS, f"tool/pip#{run}", "\n".join(lines), kind="tool_output",
+                         tool_name="bash", event_time=NOW - timedelta(minutes=2 - run))  # fmt: skip
+    result = await client.fit(NS, "did pip install work, what got installed?", 120,
+                              include_content=True, explain=True)  # fmt: skip
+    shown = "".join(entry.content for entry in result.entries)
+    assert done in shown
+    assert not [s for c in result.explain for s in c.segments if s.first_line == 1]
+
+
 async def test_a_one_line_json_document_is_excerpted_item_by_item(client: AsyncClient) -> None:
     # An API's answer as it comes: one line, larger than the budget.
     jobs = [

@@ -445,3 +445,34 @@ def test_a_folded_run_keeps_the_order_of_what_it_shows(token_counter: TokenCount
         "[... 36 similar lines]",
         lines[39],
     ]
+
+
+def test_a_linters_findings_are_kept_before_the_source_it_quotes(
+    token_counter: TokenCounter,
+) -> None:
+    # ruff's full format: a finding, where it is, the source it quotes. The sizer had kept 2
+    # of 5 findings (their quoted source looks alike, and so do the findings).
+    findings = [
+        ("UP035 `typing.Dict` is deprecated, use `dict` instead", "inventory.py:1:1"),
+        ("UP035 `typing.List` is deprecated, use `list` instead", "inventory.py:1:1"),
+        ("UP006 Use `dict` instead of `Dict` for type annotation", "inventory.py:13:21"),
+        ("UP006 Use `list` instead of `List` for type annotation", "inventory.py:44:41"),
+        ("E501 Line too long (102 > 100)", "tests/test_pricing.py:34:101"),
+    ]
+    lines = ["$ ruff check ."]
+    for finding, where in findings:
+        lines += [finding, f" --> {where}", "  |"]
+        lines += [f"{n} |     value_{n} = compute(item, qty, price)" for n in range(9, 14)]
+        lines += ["  |     ^^^^", "  |", "help: Replace it", ""]
+    lines += ["Found 5 errors.", "[exit code 1]"]
+    result = compress("\n".join(lines), count_tokens=token_counter.count, tool_name="bash")
+    out = result.text.split("\n")
+    assert result.compressed_tokens < 0.7 * result.original_tokens
+    for finding, where in findings:
+        assert finding in out and f" --> {where}" in out
+    # A glog line's severity and date, a checksum's name: no rule codes.
+    glog = [f"I0612 10:22:{s:02d}.5 1234 server.cc:12] served request {s}" for s in range(60)]
+    sums = [f"SHA256: {s:064x}" for s in range(60)]
+    for text in (glog, sums):
+        kept = compress("\n".join(text), count_tokens=token_counter.count).text.split("\n")
+        assert len(kept) < 30

@@ -58,6 +58,7 @@ class _Unit:
     index: int
     notable: bool  # an error or warning line: kept, with context
     pinned: bool  # kept whatever the sizer says (trace frames)
+    finding: bool = False  # a linter's finding (_FINDING): kept first of what the sizer keeps
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +136,18 @@ _EXPLAINS = re.compile(
     rf"^(?:{RUNNER_STAMP})?\s*(?:{ASSERTED_VALUE}\s*\S|{SOURCE_GUTTER}[\s|]*[\^~-]+\s+\S"
     r"|\d+\s*\|\s*\S|(?:= )?help: )"
 )
+
+
+# A linter's finding: its rule's code, after the place it found it or first on the line
+# (ruff's `E501 Line too long (102 > 100)`, flake8's and pylint's `app.py:3:1: F401 ...`), and
+# where it is (`  --> tests/test_x.py:34:101`) on the line after. What the run was for: they
+# go before the other lines the sizer keeps (it had kept 2 of a run's 5 and the source quoted
+# under them). A code followed by a digit is no rule (glog's `I0612 10:22:01.5`), nor
+# is a checksum's name (`SHA256: 3f...`).
+_FINDING = re.compile(r"^\s*(?:\S+:\d+(?::\d+)?:\s*)?(?!SHA\d|MD\d)[A-Z]{1,4}\d{2,4}:?\s+[^\d\s]")
+_FOUND_AT = re.compile(r"^\s*--> \S+:\d+")
+# Findings kept whatever the sizer says (the most distinct first); beyond, as many as it keeps.
+_FINDINGS_KEPT = 24
 
 
 def _run_end(
@@ -252,9 +265,31 @@ def _collapse_runs(
             or first.exchange
             or _RESOURCE_ACTION.match(first.line) is not None
         )
-        units.append(_Unit((first.line,), first.span, i, kept_with_context, pinned=pinned))
+        finding = _FINDING.match(first.line) is not None
+        units.append(_Unit((first.line,), first.span, i, kept_with_context, pinned, finding))
         i += 1
     return units
+
+
+def _kept_findings(
+    units: list[_Unit],
+    records: list[_Record],
+    prints: npt.NDArray[np.uint64],
+    room: int,
+    required: set[int],
+) -> set[int]:
+    """The linter's findings kept (with the line that says where each is): the most distinct,
+    as many as `room` lines allow, and at least _FINDINGS_KEPT."""
+    findings = [i for i, unit in enumerate(units) if unit.finding and i not in required]
+    located = {
+        i + 1
+        for i in findings
+        if i + 1 < len(units) and _FOUND_AT.match(records[units[i + 1].index].line)
+    }
+    per_finding = 2 if located else 1
+    count = min(max(room // per_finding, _FINDINGS_KEPT), len(findings))
+    kept = {findings[pick] for pick in pick_distinct(prints[findings], count, ())}
+    return kept | {i + 1 for i in kept if i + 1 in located}
 
 
 def _cap(
@@ -288,6 +323,7 @@ def _cap(
             required.update(range(lo, hi))
             if head >= 0:
                 required.add(head)
+    required |= _kept_findings(units, records, unit_prints, max(k - len(required), 0), required)
     kept = set(pick_distinct(unit_prints, k, required))
     out: list[_Unit] = []
     i = 0

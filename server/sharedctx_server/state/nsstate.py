@@ -7,6 +7,7 @@ columns once per change (neighbours, reference counts), never per entry per quer
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -54,6 +55,10 @@ class SlotInfo:
     aliases: tuple[str, ...]
     references: tuple[str, ...]
     relevance_text: str
+
+
+# A shell prompt and the command after it: `$ make test`, `dev@box:~/app$ make test`.
+_COMMAND_ECHO = re.compile(r"^(?:[\w.-]+@[\w.-]+:\S*)?\$ +\S")
 
 
 def name_terms(key: str, meta: EntryMeta) -> list[str]:
@@ -229,6 +234,12 @@ class NamespaceState:
             self.segments.remove(slot)
             self.terms.add(slot, lexical_terms(text) + names)
             return
+        # The command a shell tool's output opens with (`$ ruff check .`) names the output,
+        # as its tool's name does: a line of its own, it matched every question naming the
+        # program, in each run of it, and took the place of the lines that answer.
+        if lines and _COMMAND_ECHO.match(lines[0]):
+            names = list(dict.fromkeys([*names, *lexical_terms(lines[0])]))
+            lines = ["", *lines[1:]]
         # A segment matches by what an excerpt of it shows: a long line by its head (a line
         # of 20,000 characters holds some word of almost any query, and showing its head
         # would not show that word). The entry matches by all of its text.
