@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import grpc
@@ -286,6 +287,27 @@ async def test_a_page_token_of_another_prefix_is_refused_naming_it(
     assert (error.details() or "") == "page_token: belongs to a listing with a different prefix"
     error = await _refusal(server, "Namespaces", pb.NamespacesRequest(page_token="%%%"))
     assert (error.details() or "") == "page_token: is not a token returned by Namespaces"
+    # Another namespace's token, a Keys token for Namespaces, a token made up: resumed from,
+    # each had skipped names without a word.
+    refused = "page_token: is not a token returned by Keys for this namespace"
+    for token in (page.next_page_token, base64.urlsafe_b64encode(b"a1").decode(), "A" * 1000):
+        other = pb.KeysRequest(namespace="team-b/other", page_token=token)
+        assert ((await _refusal(server, "Keys", other)).details() or "") == refused
+    error = await _refusal(
+        server, "Namespaces", pb.NamespacesRequest(page_token=page.next_page_token)
+    )
+    assert (error.details() or "") == "page_token: is not a token returned by Namespaces"
+
+
+async def test_a_megabyte_of_blanks_is_stored_and_counted(client: AsyncClient) -> None:
+    # tiktoken's stack overflowed on a run of about a million spaces; the panic was no
+    # Exception, and the Put got no answer at all.
+    for blank in (" ", "\t"):
+        content = blank * ((1 << 20) - 1) + "x"
+        stamp = await client.put(NS, f"blank{ord(blank)}", content)
+        assert stamp.version == 1
+        got = await client.get(NS, f"blank{ord(blank)}", full=True)
+        assert got.content == content and got.original_tokens > 1000
 
 
 @pytest.mark.parametrize(

@@ -110,10 +110,10 @@ async def test_keys_delete_stats_and_fit_options(tools: Tools) -> None:
         stats = await client.call_tool("stats", {"namespace": ns})
         assert stats.structured_content["entries"] == 4
         empty = await client.call_tool("fit", {"namespace": "team-b/empty", "query": "x",
-                                               "budget_tokens": 10})  # fmt: skip
+                                               "budget_tokens": 100})  # fmt: skip
         assert "0 of 0 entries" in _text(empty) and not empty.is_error
         assert _text(empty).endswith("Nothing is stored here.")
-        none = await client.call_tool("fit", {"namespace": ns, "query": "x", "budget_tokens": 10,
+        none = await client.call_tool("fit", {"namespace": ns, "query": "x", "budget_tokens": 100,
                                               "filters": {"include_kinds": ["log"]}})  # fmt: skip
         assert _text(none).endswith("No stored entry passes the filters.")
 
@@ -129,7 +129,7 @@ async def test_an_unreachable_sharedctx_is_a_tool_error() -> None:
         fit = await client.call_tool("fit", {"namespace": "team-b/x", "query": "q",
                                              "budget_tokens": 300})  # fmt: skip
         assert fit.is_error and "UNAVAILABLE" in _text(fit)
-        assert "asked for" not in _text(fit)  # the budget note is for budget errors only
+        assert "more than the server takes" not in _text(fit)  # for budget errors only
     await tools.close()
 
 
@@ -191,17 +191,44 @@ async def test_small_budgets_give_the_best_entry_and_say_when_nothing_fits(tools
         )
         assert [e["key"] for e in fit.structured_content["entries"]] == ["tool/make"]
         tiny = await client.call_tool(
-            "fit", {"namespace": ns, "query": "build", "budget_tokens": 40}
+            "fit", {"namespace": ns, "query": "build", "budget_tokens": 64}
         )
         assert "None fits the 0 tokens left for texts once headings are reserved" in _text(tiny)
-        assert not tiny.structured_content["entries"]
+        assert not tiny.structured_content["entries"] and not tiny.is_error
+        # Below what the summary line takes, any text would be over the budget: an error.
+        for budget in (1, 20):
+            refused = await client.call_tool(
+                "fit", {"namespace": ns, "query": "build", "budget_tokens": budget}
+            )
+            assert refused.is_error and (
+                f"INVALID_ARGUMENT: budget_tokens: {budget} cannot hold even the summary line"
+                in _text(refused)
+            )
         for budget in (2_000_000, 10**12):  # past the limit, however far
             huge = await client.call_tool(
                 "fit", {"namespace": ns, "query": "build", "budget_tokens": budget}
             )
             assert huge.is_error
+            assert f"budget_tokens: {budget} is more than the server takes" in _text(huge)
             assert "exceeds the server's limit" in _text(huge)
-            assert f"{budget} less headings" in _text(huge)
+
+
+async def test_long_keys_and_excerpts_keep_the_text_within_the_budget(tools: Tools) -> None:
+    from sharedctx_server.tokens import TokenCounter
+
+    count = TokenCounter("o200k_base").count
+    ns = "team-b/long-keys"
+    log = "\n".join(f"2026-05-01 10:00:{i % 60:02d} worker {i} stalled on lock {i * 7}"
+                     for i in range(400))  # fmt: skip
+    items = [PutItem(key=f"logs/{'deep/' * 40}worker-{i}.log", content=log, kind="log")
+             for i in range(6)]  # fmt: skip
+    await tools.client().put_many(ns, items)
+    async with Client(build(tools)) as client:
+        for budget in (120, 300, 800):
+            fit = await client.call_tool(
+                "fit", {"namespace": ns, "query": "worker 17 stalled", "budget_tokens": budget}
+            )
+            assert not fit.is_error and count(_text(fit)) <= budget, budget
 
 
 async def test_slots_left_over_widen_until_the_answer_fits(tools: Tools) -> None:

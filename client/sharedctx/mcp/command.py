@@ -16,6 +16,7 @@ from ..cli import AddedCommand, add_client_args, channel_credentials
 from ..client import AsyncClient
 from ..listen import bind, is_loopback, split_listen
 from ..target import parse_target
+from ..tokens import SUPPORTED_ENCODINGS
 
 __all__ = ["INSTALL_HINT", "MCP"]
 
@@ -63,6 +64,14 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "--insecure",
         action="store_true",
         help="allow a non-loopback --listen without --http-token",
+    )
+    parser.add_argument(
+        "--token-encoding",
+        choices=SUPPORTED_ENCODINGS,
+        default=os.environ.get("SHAREDCTX_TOKEN_ENCODING", SUPPORTED_ENCODINGS[0]),
+        help="the server's token encoding (its --token-encoding; env SHAREDCTX_TOKEN_ENCODING; "
+        "default %(default)s): fit counts the headings it adds the same way, so that its text "
+        "stays within budget_tokens",
     )
 
 
@@ -115,7 +124,10 @@ def _run(args: argparse.Namespace) -> int:
             print(f"sharedctx mcp: cannot listen on {args.listen}: {exc.strerror}", file=sys.stderr)
             return 2
     try:
-        run(connect, args.namespace, args.transport, host, port, args.http_token)
+        run(
+            connect, args.namespace, args.transport, host, port, args.http_token,
+            args.token_encoding,
+        )  # fmt: skip
     except KeyboardInterrupt:
         pass
     return 0

@@ -151,9 +151,10 @@ def run(
     host: str = "127.0.0.1",
     port: int = 8765,
     http_token: str | None = None,
+    token_encoding: str = "o200k_base",
 ) -> None:
     """Serve until stdin closes (stdio) or the process is interrupted (http)."""
-    tools = Tools(connect)
+    tools = Tools(connect, token_encoding)
     url_host = f"[{host}]" if ":" in host else host
     server = build(tools, namespace, http_token, issuer=f"http://{url_host}:{port}")
     if transport == "stdio":

@@ -12,13 +12,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Annotated, Any, ParamSpec, TypeVar
 
+import grpc
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
 from ..client import AsyncClient
-from ..errors import SharedCtxError
+from ..errors import InvalidArgumentError, SharedCtxError
 from ..loop_clients import LoopClients
+from ..tokens import TokenCounter
 from ..types import FitResult, StrategyName
 from .models import (
     DeleteResult,
@@ -64,8 +66,12 @@ class Tools:
     """The tools, over one AsyncClient per event loop (grpc.aio channels belong to the loop
     they were made on), made by `connect` on first use."""
 
-    def __init__(self, connect: Callable[[], AsyncClient]) -> None:
+    def __init__(
+        self, connect: Callable[[], AsyncClient], token_encoding: str = "o200k_base"
+    ) -> None:
         self._clients = LoopClients(connect)
+        # The server's encoding (its token_encoding): the headings count as it would count them.
+        self._tokens = TokenCounter(token_encoding)
 
     def client(self) -> AsyncClient:
         """The client for the running loop."""
@@ -186,12 +192,35 @@ class Tools:
             result = await self._fit_once(namespace, query, budget_tokens, asked, strategy, request)
         if asked.texts_budget < 1:  # the headings take the whole budget: nothing fits
             result = replace(result, entries=[], total_tokens=0)
+        result, text = self._within(namespace, result, budget_tokens, asked.texts_budget)
         return CallToolResult(
-            content=[
-                TextContent(text=fit_text(namespace, result, budget_tokens, asked.texts_budget))
-            ],
+            content=[TextContent(text=text)],
             structured_content=FitOutput.of(result, budget_tokens).model_dump(mode="json"),
         )
+
+    def _within(
+        self, namespace: str, result: FitResult, budget_tokens: int, texts_budget: int
+    ) -> tuple[FitResult, str]:
+        """The result and its text, the weakest entries left out while the text (headings
+        and summary counted) is over `budget_tokens`: the headings were only reserved for
+        (a long key, an excerpt of many ranges take more). InvalidArgumentError when even
+        the summary is over: a text over the budget is no answer."""
+        text = fit_text(namespace, result, budget_tokens, texts_budget)
+        used = self._tokens.count(text)
+        while used > budget_tokens and result.entries:
+            weakest = min(result.entries, key=lambda e: (e.score, -e.rank))
+            kept = [e for e in result.entries if e is not weakest]
+            total = sum(e.tokens for e in kept)
+            result = replace(result, entries=kept, total_tokens=total)
+            text = fit_text(namespace, result, budget_tokens, texts_budget)
+            used = self._tokens.count(text)
+        if used > budget_tokens:
+            raise InvalidArgumentError(
+                f"budget_tokens: {budget_tokens} cannot hold even the summary line ({used} "
+                "tokens); ask with a larger budget_tokens",
+                grpc.StatusCode.INVALID_ARGUMENT,
+            )
+        return result, text
 
     async def _fit_once(
         self,
@@ -217,8 +246,11 @@ class Tools:
             if "budget" not in exc.message:
                 raise
             # The server's message names the budget it was sent, not the caller's.
-            note = f"asked for {asked.texts_budget} tokens of text: {budget_tokens} less headings"
-            raise SharedCtxError(f"{exc.message} ({note})", exc.code) from None
+            raise SharedCtxError(
+                f"budget_tokens: {budget_tokens} is more than the server takes once headings "
+                f"are set aside ({asked.texts_budget} tokens of text: {exc.message})",
+                exc.code,
+            ) from None
 
     @tool_errors
     async def stats(self, namespace: Namespace) -> StatsResult:

@@ -48,7 +48,12 @@ from ..model import (
 )
 from ..services.fit_model import Filters, FitQuery
 from ..settings import Limits, Settings, how_to_set
-from ..state.records import decode_page_token, decode_resume_token
+from ..state.records import (
+    NAMESPACES_LISTING,
+    decode_page_token,
+    decode_resume_token,
+    keys_listing,
+)
 
 T = TypeVar("T")
 
@@ -390,7 +395,9 @@ def keys(req: pb.KeysRequest, limits: Limits) -> KeysPage:
     if req.prefix:
         key(req.prefix, limits, "prefix")
     size = _page_size(req.page_size, limits)
-    return KeysPage(ns, req.prefix, size, _page_cursor(req.page_token, req.prefix, "Keys"))
+    return KeysPage(
+        ns, req.prefix, size, _page_cursor(req.page_token, req.prefix, keys_listing(ns))
+    )
 
 
 def namespaces(req: pb.NamespacesRequest, limits: Limits) -> NamespacesPage:
@@ -402,7 +409,9 @@ def namespaces(req: pb.NamespacesRequest, limits: Limits) -> NamespacesPage:
                 f"must be at most {limits.max_namespace_chars} characters of {NAMESPACE_CHARS}",
             )
     size = _page_size(req.page_size, limits)
-    return NamespacesPage(req.prefix, size, _page_cursor(req.page_token, req.prefix, "Namespaces"))
+    return NamespacesPage(
+        req.prefix, size, _page_cursor(req.page_token, req.prefix, NAMESPACES_LISTING)
+    )
 
 
 def _page_size(requested: int, limits: Limits) -> int:
@@ -412,12 +421,14 @@ def _page_size(requested: int, limits: Limits) -> int:
     return min(size, limits.max_page_size)
 
 
-def _page_cursor(token: str, prefix: str, rpc: str) -> str | None:
-    """The position a page token carries (None: the first page). A token of a listing with
-    another prefix is refused: resuming from it would list names outside the prefix."""
+def _page_cursor(token: str, prefix: str, listing: str) -> str | None:
+    """The position a page token carries (None: the first page). A token of another listing
+    (another namespace's keys) or of a listing with another prefix is refused: resuming from
+    it would skip names, or list names outside the prefix."""
     try:
-        after = decode_page_token(token)
+        after = decode_page_token(token, listing)
     except ValueError:
+        rpc = "Namespaces" if listing == NAMESPACES_LISTING else "Keys for this namespace"
         raise InvalidArgument("page_token", f"is not a token returned by {rpc}") from None
     if after is not None and not after.startswith(prefix):
         raise InvalidArgument("page_token", "belongs to a listing with a different prefix")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -87,8 +88,17 @@ def to_status(exc: SharedCtxError) -> status_pb2.Status:
     return status_pb2.Status(code=code, message=str(exc), details=packed)
 
 
-async def _abort_for(exc: Exception, context: grpc.aio.ServicerContext, name: str) -> NoReturn:
-    """End the call for an exception a handler raised: its status, or INTERNAL for a bug."""
+# What stops a call or the process rather than failing it: passed on as raised.
+_NOT_FAILURES = (asyncio.CancelledError, KeyboardInterrupt, SystemExit, GeneratorExit)
+
+
+async def _abort_for(exc: BaseException, context: grpc.aio.ServicerContext, name: str) -> NoReturn:
+    """End the call for an exception a handler raised: its status, or INTERNAL for a bug.
+
+    A panic out of a native library (pyo3's PanicException: tiktoken's stack overflow on a
+    run of a million spaces) is no Exception: uncaught, the call got no status at all."""
+    if isinstance(exc, _NOT_FAILURES):
+        raise exc
     if isinstance(exc, grpc.aio.AbortError):
         raise exc  # the handler already chose the status
     if isinstance(exc, SharedCtxError):
@@ -106,7 +116,7 @@ def maps_errors(handler: Handler[T]) -> Handler[T]:
     async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> T:
         try:
             return await handler(self, request, context)
-        except Exception as exc:
+        except BaseException as exc:
             await _abort_for(exc, context, handler.__name__)
 
     return wrapper
@@ -124,7 +134,7 @@ def maps_stream_errors(
         try:
             async for item in handler(self, request, context):
                 yield item
-        except Exception as exc:
+        except BaseException as exc:
             await _abort_for(exc, context, handler.__name__)
 
     return wrapper

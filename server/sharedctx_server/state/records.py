@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from ..model import EntryMeta, ResumePoint, Stamp, StoredEntry
 
 __all__ = [
     "ENTRY_FIELDS",
+    "NAMESPACES_LISTING",
     "Change",
     "decode_page_token",
     "decode_resume_token",
@@ -21,6 +23,7 @@ __all__ = [
     "encode_resume_token",
     "entry_from_fields",
     "entry_from_row",
+    "keys_listing",
     "stream_order",
     "text",
 ]
@@ -65,25 +68,44 @@ class Change:
         return self.at_ms or int(self.id.split("-", 1)[0])
 
 
-def encode_page_token(cursor: str | None) -> str:
-    """Opaque page token for a cursor key ('' when there is no next page)."""
+# What a page token resumes: one namespace's keys, or the namespaces. A token carries a tag
+# of its listing: handed to another (another namespace's Keys), its cursor would silently
+# skip every key before it.
+NAMESPACES_LISTING = "namespaces"
+_TAG_CHARS = 12
+
+
+def keys_listing(namespace: str) -> str:
+    """The listing of `namespace`'s keys, as page tokens name it."""
+    return f"keys\x00{namespace}"
+
+
+def _tag(listing: str) -> str:
+    return hashlib.blake2b(listing.encode("utf-8"), digest_size=_TAG_CHARS // 2).hexdigest()
+
+
+def encode_page_token(cursor: str | None, listing: str) -> str:
+    """Opaque page token for a cursor key of `listing` ('' when there is no next page)."""
     if cursor is None:
         return ""
-    return base64.urlsafe_b64encode(cursor.encode("utf-8")).decode("ascii")
+    return base64.urlsafe_b64encode((_tag(listing) + cursor).encode("utf-8")).decode("ascii")
 
 
-def decode_page_token(token: str) -> str | None:
-    """Inverse of encode_page_token (None for ''); ValueError for a token we did not issue.
-    A plain ValueError: the edge, which decodes tokens as it reads a request, names the field."""
+def decode_page_token(token: str, listing: str) -> str | None:
+    """Inverse of encode_page_token (None for ''); ValueError for a token we did not issue
+    for `listing`. A plain ValueError: the edge, which decodes tokens as it reads a request,
+    names the field."""
     if not token:
         return None
     try:
-        cursor = base64.b64decode(token.encode("ascii"), altchars=b"-_", validate=True)
-        if cursor:
-            return cursor.decode("utf-8")
+        decoded = base64.b64decode(token.encode("ascii"), altchars=b"-_", validate=True)
+        tagged = decoded.decode("utf-8")
     except (ValueError, binascii.Error, UnicodeError):
-        pass
-    raise ValueError("not a page token this server issued")
+        tagged = ""
+    tag = _tag(listing)
+    if len(tagged) > len(tag) and tagged.startswith(tag):
+        return tagged[len(tag) :]
+    raise ValueError("not a page token this server issued for this listing")
 
 
 def encode_resume_token(point: ResumePoint) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..model import NamespaceTotals
 from . import keys as K
-from .records import encode_page_token, text
+from .records import NAMESPACES_LISTING, encode_page_token, text
 
 # Namespaces a process remembers having registered (a bounded LRU: forgetting one costs a ZADD).
 _REMEMBERED = 100_000
@@ -96,11 +96,11 @@ class NamespaceRegistry:
                 if found is not None and found.entries > 0:
                     out.append(found)
                     if len(out) == size:
-                        return out, encode_page_token(last)
+                        return out, encode_page_token(last, NAMESPACES_LISTING)
             if len(batch) < _BATCH:
                 return out, ""
             start = "(" + last
-        return out, encode_page_token(last)
+        return out, encode_page_token(last, NAMESPACES_LISTING)
 
     async def _totals(self, names: Sequence[str], now_ms: int) -> dict[str, NamespaceTotals]:
         """Each namespace's live entries (counted entries less those already past their

@@ -28,6 +28,7 @@ from .records import (
     encode_page_token,
     entry_from_fields,
     entry_from_row,
+    keys_listing,
     text,
 )
 from .redis_clock import RedisClock
@@ -296,7 +297,9 @@ class Store:
                 self._redis, [ns.idx, ns.exp], [start, stop, page_size, _KEYS_SCAN_ROUNDS]
             )
         # The reply is the page's keys, then the last key examined ('' at the end).
-        return [text(k) for k in reply[:-1]], encode_page_token(text(reply[-1]) or None)
+        return [text(k) for k in reply[:-1]], encode_page_token(
+            text(reply[-1]) or None, keys_listing(namespace)
+        )
 
     async def delete(self, namespace: str, key: str, if_version: int | None) -> bool:
         """Remove the entry; True if a live one went. VersionConflict on a CAS miss."""
