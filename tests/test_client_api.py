@@ -156,6 +156,16 @@ def test_put_refuses_content_that_is_not_text_before_sending(content: object) ->
             calls.put("ns", "k", "text", compressed=content)  # type: ignore[arg-type]
 
 
+def test_text_without_a_utf8_form_is_refused_naming_the_argument() -> None:
+    # Bytes decoded with surrogateescape keep a lone surrogate; protobuf's error named nothing.
+    bad = b"ok \xff".decode("utf-8", "surrogateescape")
+    with pytest.raises(ValueError, match=r"content: is not valid Unicode text .* at position 3"):
+        calls.put("ns", "k", bad)
+    with pytest.raises(ValueError, match="compressed: is not valid Unicode text"):
+        calls.put("ns", "k", "text", compressed=bad)
+    calls.put("ns", "k", "naïve café ✓")  # other text is fine
+
+
 def test_a_lone_string_where_a_list_belongs_is_refused_not_split_into_letters() -> None:
     # Iterated, "urgent" would be six one-letter tags, and touch(ns, "notes") the keys n, o...
     with pytest.raises(TypeError, match=r"tags must be a list of str, not a str \(did you mean"):
@@ -262,7 +272,14 @@ def test_the_blocking_client_retries_only_idempotent_calls() -> None:
             client.put("team-a/s", "k", "v")
         with pytest.raises(UnavailableError):
             client.delete("team-a/s", "k", if_version=1)
-    assert stub.calls == [("Get", 1.5)] * 3 + [("Put", 4), ("Delete", 4)]
+        # A batch's default deadline grows with its entries (each is embedded first).
+        batch = [{"key": f"k{i}", "content": "v"} for i in range(200)]
+        for timeout in (None, 2.0):
+            with pytest.raises(UnavailableError):
+                client.put_many("team-a/s", batch, timeout=timeout)
+    assert stub.calls == [("Get", 1.5)] * 3 + [
+        ("Put", 4), ("Delete", 4), ("PutMany", 10.0), ("PutMany", 2.0),
+    ]  # fmt: skip
 
 
 async def test_the_async_client_retries_only_idempotent_calls() -> None:

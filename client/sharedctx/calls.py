@@ -44,7 +44,8 @@ class Unary(Generic[R]):
     # not, because a lost reply would turn a retry into a second write.
     idempotent: bool
     reply: Callable[[Any], R]
-    timeout: float | None = None  # None: the client's default
+    timeout: float | None = None  # None: the client's default (per entry for a batch)
+    entries: int = 1  # the entries a write carries
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,10 @@ def put_many(
 ) -> Unary[list[Entry]]:
     """Store several entries atomically (all or none)."""
     req = wire.put_many_request(namespace, items)
-    return Unary("PutMany", req, False, lambda r: [wire.entry(e) for e in r.entries], timeout)
+    return Unary(
+        "PutMany", req, False, lambda r: [wire.entry(e) for e in r.entries], timeout,
+        len(req.entries),
+    )  # fmt: skip
 
 
 def get(

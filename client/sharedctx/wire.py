@@ -97,12 +97,27 @@ def to_timestamp(value: datetime | float | int) -> Timestamp:
 # Requests ---------------------------------------------------------------------------------------
 
 
+def _encodable(name: str, value: str | None) -> None:
+    """Refuse text that has no UTF-8 form (a lone surrogate, as `surrogateescape` decoding of
+    bad bytes leaves): protobuf's UnicodeEncodeError named no argument."""
+    if value is None or value.isascii():
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{name}: is not valid Unicode text (a lone surrogate {value[exc.start]!r} at "
+            f"position {exc.start}); decode bytes with errors='replace'"
+        ) from None
+
+
 def put_request(item: PutItem, namespace: str = "") -> pb.PutRequest:
     """The PutRequest for an item (PutMany's entries leave the namespace empty)."""
     # Checked here: protobuf would store None as "" and say little about other types.
     for name, value in (("content", item.content), ("compressed", item.compressed)):
         if not isinstance(value, str) and not (name == "compressed" and value is None):
             raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+        _encodable(name, value)
     req = pb.PutRequest(
         namespace=namespace,
         key=item.key,
