@@ -12,7 +12,9 @@ import importlib.metadata
 import json
 import math
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from importlib.metadata import entry_points
@@ -360,10 +362,25 @@ def _fit(client: Client, args: argparse.Namespace) -> None:
 
 def _watch(client: Client, args: argparse.Namespace) -> None:
     changes = client.watch(args.namespace, args.resume_token or "", include_touches=args.touches)
+    stopped = False
+
+    def stop(signum: int, frame: object) -> None:
+        # Ctrl-C cancels the call rather than raising KeyboardInterrupt inside gRPC's wait for
+        # the next change: raised there, it could leave gRPC's lock held, and the process then
+        # hung on its way out (a test's watch ignored Ctrl-C for 30 s, now and then).
+        nonlocal stopped
+        stopped = True
+        changes.close()
+
+    # (Only the main thread may set a handler; elsewhere Ctrl-C is the caller's.)
+    handles = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, stop) if handles else None
     try:
         try:
             changes.started()
         except SharedCtxError as exc:  # refused (a bad token, no permission) or no server there
+            if stopped:
+                raise SystemExit(130) from None
             raise SystemExit(f"sharedctx: {exc.code_name()}: {exc.message}") from None
         # On stderr, so that stdout holds only changes: a person sees it is live.
         print(f"sharedctx: watching {args.namespace} (Ctrl-C to stop)", file=sys.stderr)
@@ -376,19 +393,24 @@ def _watch(client: Client, args: argparse.Namespace) -> None:
             }  # fmt: skip
             emit(args, data, f"{when} {change.op:6} {change.key} v{change.version}")
             sys.stdout.flush()
-    except KeyboardInterrupt:  # Ctrl-C: the usual way to stop a watch
-        changes.close()
-        print(f"sharedctx: stopped{_resume_hint(changes.resume_token)}", file=sys.stderr)
-        raise SystemExit(130) from None
-    except UnavailableError as exc:  # the server went away mid-stream (stopped, restarted)
-        raise SystemExit(
-            f"sharedctx: the server ended the watch (UNAVAILABLE: {exc.message})"
-            f"{_resume_hint(changes.resume_token)}"
-        ) from None
     except SharedCtxError as exc:
-        raise SystemExit(
-            f"sharedctx: {exc.code_name()}: {exc.message}{_resume_hint(changes.resume_token)}"
-        ) from None
+        if stopped:
+            pass  # the call Ctrl-C cancelled
+        elif isinstance(exc, UnavailableError):  # the server went away mid-stream (restarted)
+            raise SystemExit(
+                f"sharedctx: the server ended the watch (UNAVAILABLE: {exc.message})"
+                f"{_resume_hint(changes.resume_token)}"
+            ) from None
+        else:
+            raise SystemExit(
+                f"sharedctx: {exc.code_name()}: {exc.message}{_resume_hint(changes.resume_token)}"
+            ) from None
+    finally:
+        if handles:
+            signal.signal(signal.SIGINT, previous)
+    if stopped:
+        print(f"sharedctx: stopped{_resume_hint(changes.resume_token)}", file=sys.stderr)
+        raise SystemExit(130)
     # A watch has no end of its own: the server stopped (or restarted) under it.
     raise SystemExit(
         f"sharedctx: the server ended the watch (stopped?){_resume_hint(changes.resume_token)}"
