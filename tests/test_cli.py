@@ -370,7 +370,8 @@ def test_targets_take_the_forms_people_type_and_default_to_port_50051(
         ("http://127.0.0.1:50051", "not http"),
         ("https://example.org", "not https"),
         ("127.0.0.1:99999", "port"),
-        ("[::1:50051", "brackets"),
+        ("[::1:50051", "the ']' after the IPv6 address is missing"),
+        ("[]:50051", "an IPv6 address goes in the brackets"),
         ("", "HOST:PORT"),
     ],
 )

@@ -121,3 +121,14 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path) -> N
         os.close(write_end)
     assert done.returncode == 141
     assert b"Traceback" not in done.stderr and b"BrokenPipe" not in done.stderr
+
+
+def test_an_input_over_the_default_content_limit_is_compressed_with_a_note(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    big = tmp_path / "big.log"
+    big.write_text(_listing() * 300)  # about 2 MiB
+    assert main(["compress", "--stats-only", str(big)]) == 0
+    err = capsys.readouterr().err
+    assert "is over max_content_bytes (1,048,576 by default)" in err
+    assert "listing:" in err  # compressed all the same (a server may allow more)

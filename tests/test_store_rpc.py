@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from datetime import UTC, datetime
 
 import pytest
@@ -56,6 +57,9 @@ async def test_put_then_get_returns_content_and_all_metadata(client: AsyncClient
     assert got.expires_at is None
     assert got.original_tokens > 0 and got.compressed_tokens == got.original_tokens
     assert got.original_bytes == len(b"src/app.py:12: TODO fix")
+    # -0.0 is stored and echoed as 0 (Put said -0, Get 0.0).
+    zero = await client.put(NS, "k0", "x", importance=-0.0)
+    assert math.copysign(1.0, zero.importance) == 1.0
 
 
 async def test_get_returns_compressed_form_unless_full_is_set(client: AsyncClient) -> None:

@@ -40,8 +40,13 @@ def parse_target(text: str) -> str:
         raise TargetError(f"target {text!r}: give HOST:PORT, e.g. 127.0.0.1:{DEFAULT_PORT}")
     if target.startswith("["):
         host, sep, rest = target[1:].partition("]")
-        if not sep or not host:
-            raise TargetError(f"target {text!r}: an IPv6 address goes in brackets: [::1]:50051")
+        if not sep:
+            raise TargetError(
+                f"target {text!r}: the ']' after the IPv6 address is missing; write it as "
+                f"[ADDRESS]:PORT, e.g. [::1]:{DEFAULT_PORT}"
+            )
+        if not host:
+            raise TargetError(f"target {text!r}: an IPv6 address goes in the brackets: [::1]:50051")
         return f"[{host}]:{_port(rest.removeprefix(':') if rest else '', text)}"
     if target.count(":") > 1:  # a bare IPv6 address
         return f"[{target}]:{DEFAULT_PORT}"

@@ -28,7 +28,7 @@ from sharedctx.cli import (
 from sharedctx.wire import KINDS
 from sharedctx.wording import counted
 
-from .settings import SECTIONS, Setting, Settings, reference
+from .settings import SECTIONS, Limits, Setting, Settings, reference
 
 
 def _flag_options(setting: Setting) -> dict[str, Any]:
@@ -167,6 +167,13 @@ def _compress(args: argparse.Namespace) -> int:
     if looks_binary(content):
         print("sharedctx: the input looks binary; Put would reject it", file=sys.stderr)
         return 1
+    most = Limits().max_content_bytes
+    if len(raw) > most:  # still compressed: a server may allow more
+        print(
+            f"sharedctx: note: {len(raw):,} bytes is over max_content_bytes ({most:,} by "
+            "default): a server with the default limits would refuse this Put",
+            file=sys.stderr,
+        )
     counter = TokenCounter(args.token_encoding)
     choice = explain(content, count_tokens=counter.count, kind=args.kind, tool_name=args.tool_name)
     result = choice.result

@@ -307,3 +307,14 @@ def test_a_settings_file_keeps_every_value(token_counter: TokenCounter) -> None:
     # A long dump of settings (`sysctl -a`) folds its alike lines still.
     sysctl = "\n".join(f"net.ipv4.conf.eth{i}.rp_filter = {i % 2}" for i in range(400))
     assert compress(sysctl, count_tokens=token_counter.count).compressor == "log"
+
+
+def test_blank_content_is_said_to_be_blank_never_an_empty_form(
+    token_counter: TokenCounter,
+) -> None:
+    # Normalised, only blank lines became "", a form Put refuses from a caller (and Fit
+    # returned as an entry of 0 tokens).
+    for text in (" \n\t\n   \n" * 3000, "\n" * 5000):
+        result = compress(text, count_tokens=token_counter.count)
+        assert result.text == f"[... {text.count(chr(10)) + 1:,} blank lines omitted]"
+        assert has_marker(result.text) and result.compressed_tokens > 0

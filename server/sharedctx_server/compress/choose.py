@@ -23,7 +23,7 @@ from .config import CompressConfig
 from .detect import looks_binary
 from .error_lines import ErrorMemo
 from .json_compress import BOM
-from .markers import has_marker
+from .markers import has_marker, omitted_marker
 from .plan import COMPRESSORS, Compressed, CompressorName, Plan
 from .progress import settle_progress
 from .source import Source
@@ -196,6 +196,11 @@ def choose(
             trials.append(Trial("text", why, 1.0, "chosen", tokens))
     if winner is None:
         return Choice(unchanged, tuple(trials), "no compressor saved enough tokens safely", shown)
+    if not winner.text.strip():
+        # Only blank lines (or escapes) held nothing: say so rather than store an empty form,
+        # which a caller may not give (Put refuses an empty `compressed` for a content).
+        blank = omitted_marker(content.count("\n") + 1, "blank line")
+        winner = Compressed(blank, winner.compressor, original_tokens, count_tokens(blank))
     if not has_marker(winner.text):
         second = Source(winner.text, kind, tool_name, config, memo)
         # Without the generic compressors: what they make of normalised text is that text.

@@ -187,7 +187,7 @@ def _tags(tags: Sequence[str], limits: Limits) -> tuple[str, ...]:
 def _importance(value: float) -> float:
     if not math.isfinite(value) or not 0.0 <= value <= 1.0:
         raise InvalidArgument("importance", f"must be between 0 and 1; got {value}")
-    return value
+    return value + 0.0  # -0.0 is 0 (Put echoed -0, Get read back 0.0)
 
 
 def _ttl_ms(ttl_seconds: int, settings: Settings) -> int:
