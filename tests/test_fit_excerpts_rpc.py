@@ -529,3 +529,39 @@ async def test_a_budget_too_small_for_any_line_and_its_markers_says_too_large(
             break
     else:
         raise AssertionError("an excerpt fitted every budget")
+
+
+def describe_pod(name: str, settings: dict[str, str]) -> str:
+    """One pod of `kubectl describe pods`, its events worded as kubelet words them."""
+    env = "".join(f"      {key}:  {value}\n" for key, value in settings.items())
+    events = "".join(
+        f"  Normal  Pulled  {i}m  kubelet  Container image already present on machine\n"
+        for i in range(12)
+    )
+    return (
+        f"Name:             {name}\nNamespace:        shop-prod\n"
+        "Containers:\n  app:\n    Image:          shop/app:2.15.0\n"
+        "    Limits:\n      cpu:     1\n      memory:  768Mi\n"
+        f"    Environment:\n{env}    Mounts:\n      /var/run/secrets from token (ro)\n"
+        f"Conditions:\n  Type              Status\n  Ready             True\nEvents:\n{events}\n"
+    )
+
+
+async def test_a_small_budget_gets_the_block_of_keys_that_answers(client: AsyncClient) -> None:
+    # Read as text, each pod was one paragraph of about 245 tokens: a 150-token Fit had
+    # returned nothing. Cut by its keys, the payments pod's environment comes back.
+    pods = [
+        describe_pod(
+            "payments-6c4b9d7f8-kq2xz", {"DATABASE_URL": "postgres://db/pay", "WORKERS": "4"}
+        ),
+        describe_pod("cart-7d9f-abcde", {"REDIS_URL": "redis://cache:6379", "LOG_LEVEL": "debug"}),
+        describe_pod("search-5f5-zzzzz", {"ES_URL": "http://es:9200", "SHARDS": "3"}),
+    ]
+    await client.put(NS, "tool/describe", "".join(pods), kind="note")
+    result = await client.fit(
+        NS, "which environment variables does the payments pod have?", 150, include_content=True
+    )
+    assert [e.form for e in result.entries] == ["excerpt"]
+    shown = result.entries[0].content
+    assert "DATABASE_URL:  postgres://db/pay" in shown and "WORKERS:  4" in shown
+    assert result.total_tokens <= 150

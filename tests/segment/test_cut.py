@@ -879,3 +879,57 @@ def test_a_bar_that_reports_a_problem_in_every_state_still_shows_its_last_state(
         "ERROR: upload stalled, retrying 0% | ERROR: upload stalled, retrying 95%"
         " | upload: 100% done [... 18 progress updates omitted]"
     )
+
+
+def test_a_segment_without_a_head_is_headed_by_the_label_it_is_indented_under() -> None:
+    # `kubectl describe pod` of one pod: "which environment variables did it have?" found
+    # `Environment:` alone; its lines, indented under it, are what the label's value is.
+    env = "".join(f"      SETTING_{i}:  value-{i}\n" for i in range(8))
+    text = (
+        "Name:             payments-6c4b9d7f8-kq2xz\nNamespace:        shop-prod\n"
+        "Containers:\n  payments:\n    Image:          shop/payments:2.15.0\n"
+        "    Limits:\n      cpu:     1\n      memory:  768Mi\n"
+        f"    Environment:\n{env}    Mounts:\n      /var/run/secrets from token (ro)\n"
+        "Conditions:\n  Type              Status\n  Ready             False\n"
+    )
+    heads = dict(heads_of(text + "\n".join(f"  event {i} on node-{i}" for i in range(60))))
+    assert heads["      SETTING_5:  value-5"] == "    Environment:"
+    assert heads["      memory:  768Mi"] == "    Limits:"
+    assert heads["    Image:          shop/payments:2.15.0"] == "  payments:"
+    # A line back at the label's indentation is outside its block.
+    assert heads["    Mounts:"] == "  payments:"
+    assert "Conditions:" not in heads and "Name:             payments-6c4b9d7f8-kq2xz" not in heads
+    # Pods one after another: each pod's `Name:` heads its lines, as before.
+    many = dict(heads_of(text.replace("kq2xz", "aaaaa") + "\n" + text))
+    assert many["      SETTING_5:  value-5"] == "Name:             payments-6c4b9d7f8-kq2xz"
+
+
+def test_a_long_paragraph_of_keys_is_cut_into_each_keys_block() -> None:
+    # Read as text (a note here; a `kubectl describe` whose events read as prose), one pod is
+    # one paragraph: cut whole, it was a 245-token segment that no 150-token Fit could show.
+    # Each key's block is a segment; a block still long is cut the same way under its label;
+    # a block of other lines (the events) stays whole.
+    env = "".join(f"      SETTING_{i}:  value-{i}\n" for i in range(14))
+    events = "".join(f"  Normal  Pulled  {i}m  kubelet  Image already present\n" for i in range(6))
+    text = (
+        "Name:             payments-6c4b9d7f8-kq2xz\nNamespace:        shop-prod\n"
+        "Containers:\n  app:\n    Image:          shop/app:2.15.0\n"
+        f"    Limits:\n      cpu:     1\n      memory:  768Mi\n    Environment:\n{env}"
+        f"Events:\n{events}\nName:             cart-7d9f-abcde\n"
+    )
+    assert groups(text, kind="note") == [
+        "Name:             payments-6c4b9d7f8-kq2xz",
+        "Namespace:        shop-prod",
+        "Containers:",
+        "  app:",
+        "    Image:          shop/app:2.15.0",
+        "    Limits:\n      cpu:     1\n      memory:  768Mi",
+        "    Environment:",
+        *(f"      SETTING_{i}:  value-{i}" for i in range(14)),
+        f"Events:\n{events}",
+        "Name:             cart-7d9f-abcde",
+    ]
+    # Not an outline of keys: prose, and code whose lines are statements, stay paragraphs.
+    prose = "The service restarts: it reads its settings again.\n" * 8
+    code = "def load(path):\n    with open(path) as f:\n        return f.read()\n" * 4
+    assert groups(prose + "\n" + code, kind="note") == [prose, code.rstrip("\n")]

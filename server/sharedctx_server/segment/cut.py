@@ -11,7 +11,8 @@ Segments follow the text's own structure, so an excerpt never shows half a thoug
   level whose members are small enough). A document on one line (minified, as APIs and
   `jq -c` print it) is cut, counted and shown in its indented rendering (`excerpt_lines`);
 - prose and everything else: paragraphs (blank-line separated; a Markdown heading starts one,
-  a fenced code block stays in one piece);
+  a fenced code block stays in one piece), a long paragraph of `Key: value` lines cut into
+  each key's block (_outline);
 - numbered lines (`cat -n`, compress.numbered): as the text after the numbers.
 Any group longer than `max_lines` or `max_chars` is split into consecutive runs within both.
 
@@ -143,6 +144,14 @@ _GO_CRASH = re.compile(r"^(?:panic|fatal error): ")
 _GO_SIGNAL = re.compile(r"^\[signal [A-Z]+")
 _GOROUTINE = re.compile(r"^goroutine \d+ \[[^\]\n]*\]:$")
 _HEADING = re.compile(r"^#{1,6} ")
+# A line that says what it holds by a key: `Key: value`, or `Key:` over what is indented
+# under it (`kubectl describe`, `pip show`, YAML, `lscpu`, an INI-less config).
+_KEY_LINE = re.compile(r"^\s*[A-Za-z_][\w .\-/()]*:(?:\s|$)")
+_ALIGNED_VALUE = re.compile(r"^\s*[A-Za-z_][\w .\-/()]*:\s{2,}\S")
+# A paragraph of such lines longer than this is cut into its keys' blocks (_outline): as one
+# paragraph, a pod of `kubectl describe` was a 245-token segment no 150-token Fit could show.
+_OUTLINE_CHARS = 300
+_OUTLINE_DEPTH = 8
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _JSON_CLOSER = re.compile(r"^\s*[\]}]+,?\s*$")
@@ -275,7 +284,7 @@ def cut_segments(
     elif shape in ("log", "stacktrace") and (numbered is None or _flush_left(view)):
         starts = _records(view)
     else:
-        starts = _paragraphs(view)
+        starts = _outlined(_paragraphs(view), view)
     starts = _capped(starts, lines, config)
     texts, counts = _counted(lines, starts, count_tokens)
     if any(
@@ -479,6 +488,45 @@ def _paragraphs(lines: list[str]) -> list[int]:
         in_fence = fence
         blank_before = not line.strip()
     return starts
+
+
+def _outlined(starts: list[int], lines: list[str]) -> list[int]:
+    """`starts` with each paragraph that is an outline of keys cut into its blocks (_outline)."""
+    bounds = [*starts, len(lines)]
+    out: list[int] = []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        out.extend(_outline(lines, a, b, _OUTLINE_DEPTH))
+    return out
+
+
+def _outline(lines: list[str], a: int, b: int, depth: int) -> list[int]:
+    """Where lines a..b are cut: whole when small or not an outline of keys, else at each
+    line of the least indentation, each with the lines indented under it, and those still
+    large cut the same way (a label over an outline of keys apart from it)."""
+    if depth == 0 or sum(len(lines[i]) + 1 for i in range(a, b)) <= _OUTLINE_CHARS:
+        return [a]
+    indents = {
+        i: len(lines[i]) - len(lines[i].lstrip(" \t")) for i in range(a, b) if lines[i].strip()
+    }
+    if not indents:
+        return [a]
+    low = min(indents.values())
+    top = [i for i, indent in indents.items() if indent == low]
+    if top == [min(indents)]:  # one line over all the others: a label, if it is one
+        inner = _outline(lines, top[0] + 1, b, depth - 1) if _KEY_LINE.match(lines[top[0]]) else []
+        return [a, *inner] if len(inner) > 1 else [a]
+    keys = [i for i in top if _KEY_LINE.match(lines[i])]
+    # Prose has lines that open with a few words and a colon too, but neither nests nor
+    # aligns what follows them in a column (`lscpu`, `kubectl describe`).
+    nested = len(top) < len(indents)
+    aligned = sum(1 for i in keys if _ALIGNED_VALUE.match(lines[i]))
+    if 3 * len(keys) < 2 * len(top) or not (nested or 3 * aligned >= 2 * len(keys)):
+        return [a]
+    cuts = sorted({a, *top})
+    out: list[int] = []
+    for s, e in zip(cuts, [*cuts[1:], b], strict=True):
+        out.extend(_outline(lines, s, e, depth - 1))
+    return out
 
 
 def _json_items(lines: list[str], config: SegmentConfig) -> list[int]:

@@ -9,12 +9,16 @@ allows, so these are found once, at Put:
   record of a listing such as `kubectl describe`'s `Name:`) heads every segment after it up
   to the next block head;
 - else a table's header row (compress.table_parse) heads every segment below it (each of
-  stacked tables' headers, the segments of its own table).
+  stacked tables' headers, the segments of its own table);
+- and a segment still without a head is headed by the label above it that it is indented
+  under (`    Environment:` over `      DATABASE_URL: ...` in `kubectl describe`, `Limits:`,
+  `Conditions:`; a YAML key over its block; `def f(x):` over its body's paragraphs).
 A head is a segment of at most HEAD_TOKENS tokens; a longer one would cost more than it says.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ..compress.blocks import opens_block, record_key
@@ -23,6 +27,8 @@ from ..compress.table_parse import find_tables
 __all__ = ["HEAD_TOKENS", "segment_heads"]
 
 HEAD_TOKENS = 64
+# A label: a line that ends in a colon with nothing after it.
+_LABEL = re.compile(r"^[ \t]*\S.*:$")
 
 
 def segment_heads(lines: list[str], starts: Sequence[int], tokens: Sequence[int]) -> list[int]:
@@ -39,15 +45,42 @@ def segment_heads(lines: list[str], starts: Sequence[int], tokens: Sequence[int]
                 current = k if tokens[k] <= HEAD_TOKENS else -1
             elif current >= 0:
                 heads[k] = current
-        return heads
-    for section in find_tables(lines):
-        if section.table is None or section.table.header is None:
-            continue
-        header = max(k for k in range(n) if starts[k] <= section.table.header)
-        if tokens[header] > HEAD_TOKENS:
-            continue
-        for k in range(header + 1, n):
-            if starts[k] >= section.end:
-                break
-            heads[k] = header
+    else:
+        for section in find_tables(lines):
+            if section.table is None or section.table.header is None:
+                continue
+            header = max(k for k in range(n) if starts[k] <= section.table.header)
+            if tokens[header] > HEAD_TOKENS:
+                continue
+            for k in range(header + 1, n):
+                if starts[k] >= section.end:
+                    break
+                heads[k] = header
+    _label_heads(lines, starts, tokens, heads)
     return heads
+
+
+def _label_heads(
+    lines: list[str], starts: Sequence[int], tokens: Sequence[int], heads: list[int]
+) -> None:
+    """Head each segment that has no head by the nearest label it is indented under: its
+    lines say what the label's value is ("which environment variables did the pod have?"
+    had found `Environment:` alone)."""
+    labels: list[tuple[int, int]] = []  # open labels: indentation, segment
+    for k, start in enumerate(starts):
+        line = lines[start]
+        if not line.strip():
+            continue  # a blank line closes no block
+        indent = len(line) - len(line.lstrip(" \t"))
+        while labels and labels[-1][0] >= indent:
+            labels.pop()
+        if heads[k] < 0 and labels:
+            heads[k] = labels[-1][1]
+        if tokens[k] <= HEAD_TOKENS and _LABEL.match(line) and _single(starts, k, len(lines)):
+            labels.append((indent, k))
+
+
+def _single(starts: Sequence[int], k: int, total: int) -> bool:
+    """Whether segment k is one line (a label with its block in one segment heads nothing)."""
+    end = starts[k + 1] if k + 1 < len(starts) else total
+    return end - starts[k] == 1
