@@ -17,6 +17,7 @@ LAYERS = (
     "settings",
     "tokens",
     "cores",
+    "offload",
     "fit",
     "compress",
     "segment",

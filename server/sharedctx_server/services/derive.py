@@ -12,16 +12,9 @@ from ..compress import compress
 from ..embedding.codec import content_hash
 from ..fit.factors import error_indicator, forward_references
 from ..model import NewEntry
+from ..offload import worth_a_thread
 from ..segment import Segmenter
 from ..tokens import TokenCounter
-
-# Deriving a write moves off the event loop, so that other RPCs keep flowing, unless it is
-# small: about 5 ms of work, which grows with characters (~1.6 us each) and more with lines
-# (~20 us each, every line is a pass of several compressors, a segment and a count). At 64 KiB
-# alone, a 60 KiB source file held every other RPC for 200 ms, and 32,000 one-character lines
-# for 700 ms; a thread hands the loop the interpreter every few milliseconds.
-_OFFLOAD_WORK = 4 * 1024
-_LINE_WORK = 16
 
 
 class EntryDeriver:
@@ -34,8 +27,9 @@ class EntryDeriver:
 
     async def derive(self, entries: Sequence[NewEntry]) -> list[NewEntry]:
         """The entries with what the server derives filled in."""
-        work = sum(len(e.content) + _LINE_WORK * e.content.count("\n") for e in entries)
-        if work > _OFFLOAD_WORK:
+        # Off the event loop unless small: a 60 KiB source file held every other RPC for
+        # 192 ms on it (benchmarks/put_stall.py).
+        if worth_a_thread(e.content for e in entries):
             return await asyncio.to_thread(self._derive_all, entries)
         return self._derive_all(entries)
 

@@ -46,8 +46,8 @@ log = logging.getLogger(__name__)
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
 
-# Above this many candidates the scoring runs in a worker thread, so the event loop keeps
-# serving other RPCs meanwhile (numpy releases the GIL in the heavy parts).
+# Above this many candidates and segments the scoring runs in a worker thread, so the event
+# loop keeps serving other RPCs meanwhile (numpy releases the GIL in the heavy parts).
 _OFFLOAD_ROWS = 5000
 
 
@@ -85,7 +85,7 @@ class FitService:
         async with self._cache.synced(query.namespace) as synced:
             state = synced.state
             args = (query, state, synced.now_ms, query_vector)
-            if state.size > _OFFLOAD_ROWS:
+            if state.size + state.segments.segments > _OFFLOAD_ROWS:
                 selected = await asyncio.to_thread(self._select, *args)
             else:
                 selected = self._select(*args)

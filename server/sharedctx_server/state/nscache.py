@@ -26,6 +26,7 @@ import numpy.typing as npt
 from ..embedding.codec import from_bytes
 from ..fit.segments import Segments
 from ..model import Kind, StoredEntry
+from ..offload import worth_a_thread
 from ..segment import Segmenter
 from .nsstate import NamespaceState
 from .records import Change
@@ -181,14 +182,16 @@ class NamespaceCache:
             vectors = await self._store.embeddings(
                 namespace, [e.meta.content_hash or "-" for e in found]
             )
-            for key, entry in zip(chunk, entries, strict=True):
-                if entry is None:
-                    state.remove(key)
-            for entry, raw in zip(found, vectors, strict=True):
-                vector = self._vector(raw)
-                state.put(entry, entry.content, vector)
-                if vector is not None:
-                    fresh[entry.meta.content_hash] = vector
+            gone = [key for key, entry in zip(chunk, entries, strict=True) if entry is None]
+            read = [(e, self._vector(raw)) for e, raw in zip(found, vectors, strict=True)]
+            # Indexing a large entry's terms and segments takes a while (a 200,000-line output
+            # held every other RPC for 3.5 s on the event loop); the namespace's lock, held
+            # here, keeps its Fits out meanwhile, as it does while one runs in a thread.
+            if worth_a_thread(e.content for e in found):
+                await asyncio.to_thread(_apply_reads, state, gone, read)
+            else:
+                _apply_reads(state, gone, read)
+            fresh.update((e.meta.content_hash, v) for e, v in read if v is not None)
         missing = state.missing_vectors(shared=fresh)
         if missing and self._on_missing is not None:
             self._on_missing(namespace, missing)
@@ -231,3 +234,15 @@ class NamespaceCache:
             return from_bytes(raw, self._dim)
         except ValueError:
             return None  # a vector of another dimension: treat as not embedded
+
+
+def _apply_reads(
+    state: NamespaceState,
+    gone: Sequence[str],
+    read: Sequence[tuple[StoredEntry, npt.NDArray[np.float32] | None]],
+) -> None:
+    """Remove the keys that are `gone` from `state`, and put each entry `read` with its vector."""
+    for key in gone:
+        state.remove(key)
+    for entry, vector in read:
+        state.put(entry, entry.content, vector)
