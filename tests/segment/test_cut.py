@@ -933,3 +933,16 @@ def test_a_long_paragraph_of_keys_is_cut_into_each_keys_block() -> None:
     prose = "The service restarts: it reads its settings again.\n" * 8
     code = "def load(path):\n    with open(path) as f:\n        return f.read()\n" * 4
     assert groups(prose + "\n" + code, kind="note") == [prose, code.rstrip("\n")]
+
+
+def test_a_paragraph_too_long_for_one_segment_is_cut_into_short_runs() -> None:
+    # `/etc/services` read as text: one paragraph of 60 lines. Cut into runs as long as a
+    # segment may be (1,000 characters, about 250 tokens), the run holding `ssh` filled a
+    # 300-token Fit; runs of at most 250 characters leave room for more.
+    services = "".join(f"svc-{i}\t\t{i}/tcp\t\t\t# service number {i}\n" for i in range(60))
+    runs = groups(services, kind="document")
+    assert "".join(f"{run}\n" for run in runs) == services
+    assert all(len(run) + 1 <= 250 for run in runs) and len(runs) > 8
+    # A paragraph within a segment's size stays whole (alone, it is not cut at all).
+    short = "".join(f"svc-{i}\t\t{i}/tcp\n" for i in range(20))
+    assert groups(f"{short}\nsvc-x\t\t99/tcp\n", kind="document") == [short, "svc-x\t\t99/tcp"]

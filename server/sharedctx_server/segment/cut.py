@@ -12,7 +12,7 @@ Segments follow the text's own structure, so an excerpt never shows half a thoug
   `jq -c` print it) is cut, counted and shown in its indented rendering (`excerpt_lines`);
 - prose and everything else: paragraphs (blank-line separated; a Markdown heading starts one,
   a fenced code block stays in one piece), a long paragraph of `Key: value` lines cut into
-  each key's block (_outline);
+  each key's block (_outline), and one still over `max_chars` into short runs (_short_runs);
 - numbered lines (`cat -n`, compress.numbered): as the text after the numbers.
 Any group longer than `max_lines` or `max_chars` is split into consecutive runs within both.
 
@@ -152,6 +152,11 @@ _ALIGNED_VALUE = re.compile(r"^\s*[A-Za-z_][\w .\-/()]*:\s{2,}\S")
 # paragraph, a pod of `kubectl describe` was a 245-token segment no 150-token Fit could show.
 _OUTLINE_CHARS = 300
 _OUTLINE_DEPTH = 8
+# A paragraph over max_chars is cut anyway: into runs of lines this long (about 60 tokens)
+# rather than as long as a segment may be. `/etc/services`, `mount`, YAML and Markdown read as
+# text had 250-token runs, one of which filled a 300-token Fit; a hit's run is now a few
+# lines, and its neighbours come as context where the budget has room.
+_TEXT_RUN_CHARS = 250
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _JSON_CLOSER = re.compile(r"^\s*[\]}]+,?\s*$")
@@ -284,7 +289,7 @@ def cut_segments(
     elif shape in ("log", "stacktrace") and (numbered is None or _flush_left(view)):
         starts = _records(view)
     else:
-        starts = _outlined(_paragraphs(view), view)
+        starts = _short_runs(_outlined(_paragraphs(view), view), view, config)
     starts = _capped(starts, lines, config)
     texts, counts = _counted(lines, starts, count_tokens)
     if any(
@@ -526,6 +531,25 @@ def _outline(lines: list[str], a: int, b: int, depth: int) -> list[int]:
     out: list[int] = []
     for s, e in zip(cuts, [*cuts[1:], b], strict=True):
         out.extend(_outline(lines, s, e, depth - 1))
+    return out
+
+
+def _short_runs(starts: list[int], lines: list[str], config: SegmentConfig) -> list[int]:
+    """`starts` with each paragraph over max_chars cut into runs of lines of at most
+    _TEXT_RUN_CHARS (a line longer on its own)."""
+    bounds = [*starts, len(lines)]
+    out: list[int] = []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        out.append(a)
+        if sum(len(lines[i]) + 1 for i in range(a, b)) <= config.max_chars:
+            continue
+        chars = 0
+        for i in range(a, b):
+            size = len(lines[i]) + 1
+            if i > out[-1] and chars + size > _TEXT_RUN_CHARS:
+                out.append(i)
+                chars = 0
+            chars += size
     return out
 
 
