@@ -1,4 +1,5 @@
-"""Which pure-Python work on texts leaves the event loop (docs/performance.md).
+"""Which pure-Python work on texts leaves the event loop (docs/performance.md), and work
+that must not be left half done when its caller is cancelled.
 
 Deriving a write (compressing, cutting, counting) and indexing an entry for Fit (its terms and
 its segments' terms) cost about 1.6 us per character and 20 us per line here. Run on the event
@@ -9,9 +10,13 @@ than a short note's work, so small texts stay on the loop.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+from collections.abc import Awaitable, Iterable
+from typing import TypeVar
 
-__all__ = ["worth_a_thread"]
+__all__ = ["to_the_end", "worth_a_thread"]
+
+T = TypeVar("T")
 
 # About 5 ms of work: characters, and 16 more for each line.
 _LOOP_WORK = 4 * 1024
@@ -26,3 +31,23 @@ def worth_a_thread(texts: Iterable[str]) -> bool:
         if work > _LOOP_WORK:
             return True
     return False
+
+
+async def to_the_end(work: Awaitable[T]) -> T:
+    """`work`'s result, awaited to its end even when the caller is cancelled meanwhile (the
+    cancellation is raised once it ends). A caller cancelled by its deadline leaves its lock;
+    work it leaves behind, in a thread or between awaits, would go on changing a namespace's
+    state while the next caller of that lock changes or reads it too."""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while True:
+        try:
+            result = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if task.done():
+                raise  # the work itself was cancelled
+            cancelled = True
+            continue
+        if cancelled:
+            raise asyncio.CancelledError
+        return result

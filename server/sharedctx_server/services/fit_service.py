@@ -33,6 +33,7 @@ from ..fit import (
     select_relevant,
     smallest_cost,
 )
+from ..offload import to_the_end
 from ..segment import excerpt_lines
 from ..state.nscache import NamespaceCache
 from ..state.nsstate import EPOCH_MS, NamespaceState
@@ -86,7 +87,9 @@ class FitService:
             state = synced.state
             args = (query, state, synced.now_ms, query_vector)
             if state.size + state.segments.segments > _OFFLOAD_ROWS:
-                selected = await asyncio.to_thread(self._select, *args)
+                # To its end: selection fills the state's lazy caches (turn index, segment
+                # table), which the next Fit's catch-up may change once the lock is left.
+                selected = await to_the_end(asyncio.to_thread(self._select, *args))
             else:
                 selected = self._select(*args)
             result = answer(query, state, selected)

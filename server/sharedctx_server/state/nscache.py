@@ -26,7 +26,7 @@ import numpy.typing as npt
 from ..embedding.codec import from_bytes
 from ..fit.segments import Segments
 from ..model import Kind, StoredEntry
-from ..offload import worth_a_thread
+from ..offload import to_the_end, worth_a_thread
 from ..segment import Segmenter
 from .nsstate import NamespaceState
 from .records import Change
@@ -88,18 +88,26 @@ class NamespaceCache:
         """Hold the namespace's state, brought up to date, until the block ends."""
         lock = self._locks.setdefault(namespace, asyncio.Lock())
         async with lock:
-            state = self._states.get(namespace)
-            if state is None:
-                state = await self._load(namespace)
-            else:
-                self.stats.hits += 1
-            now_ms, state = await self._catch_up(namespace, state)
-            self._states[namespace] = state
-            self._states.move_to_end(namespace)
+            # To its end even if this caller's deadline passes meanwhile: a catch-up cut
+            # short would leave the state past records it never applied, or a thread still
+            # indexing it when the next caller takes the lock.
+            synced = await to_the_end(self._sync(namespace))
             try:
-                yield Synced(state, now_ms)
+                yield synced
             finally:
                 self._evict(keep=namespace)
+
+    async def _sync(self, namespace: str) -> Synced:
+        """The namespace's state, loaded or caught up, and Redis's time of the catch-up."""
+        state = self._states.get(namespace)
+        if state is None:
+            state = await self._load(namespace)
+        else:
+            self.stats.hits += 1
+        now_ms, state = await self._catch_up(namespace, state)
+        self._states[namespace] = state
+        self._states.move_to_end(namespace)
+        return Synced(state, now_ms)
 
     def drop(self, namespace: str) -> None:
         """Forget a namespace's state (it is reloaded on next use)."""
