@@ -12,7 +12,7 @@ allows, so these are found once, at Put:
   stacked tables' headers, the segments of its own table);
 - and a segment still without a head is headed by the label above it that it is indented
   under (`    Environment:` over `      DATABASE_URL: ...` in `kubectl describe`, `Limits:`,
-  `Conditions:`; a YAML key over its block; `def f(x):` over its body's paragraphs).
+  `Conditions:`; a YAML key over its block; a `def f(x):` line over the lines of its body).
 A head is a segment of at most HEAD_TOKENS tokens; a longer one would cost more than it says.
 """
 
