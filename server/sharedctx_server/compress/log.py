@@ -222,10 +222,13 @@ def _outliers(
 ) -> list[int]:
     """The records of the run records[i:j] whose numbers stand out among the lines of their
     template (outliers.py): each line is of the template its fingerprint is nearest to."""
-    groups = [
-        min(range(len(templates)), key=lambda t: (prints[templates[t]] ^ prints[k]).bit_count())
-        for k in range(i, j)
-    ]
+    if len(templates) == 1:
+        groups = [0] * (j - i)  # most runs: one template, nothing to choose
+    else:
+        groups = [
+            min(range(len(templates)), key=lambda t: (prints[templates[t]] ^ prints[k]).bit_count())
+            for k in range(i, j)
+        ]
     return [i + k for k in standing_out([r.line for r in records[i:j]], groups)]
 
 

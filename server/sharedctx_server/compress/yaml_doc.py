@@ -84,9 +84,11 @@ def _block_end(lines: list[str], start: int, indent: int) -> int:
     return end
 
 
-def _read(lines: list[str]) -> tuple[int, int]:
-    """(lines understood as YAML, keys that open a mapping or a sequence under them)."""
-    understood = parents = 0
+def _read(lines: list[str], most_missed: float) -> tuple[int, int] | None:
+    """(lines understood as YAML, keys that open a mapping or a sequence under them), or None
+    as soon as more than `most_missed` non-blank lines are not (a 1 MiB log was read to its
+    end for a share that its first lines had already ruled out)."""
+    understood = parents = missed = 0
     in_block = -1  # the indent of the key whose block scalar (or flow) is being read
     opener = -1  # the indent of the key before, when it had no value
     for line in lines:
@@ -111,6 +113,10 @@ def _read(lines: list[str]) -> tuple[int, int]:
                 in_block = indent
         elif _ITEM.match(line) or _COMMENT.match(line) or _DOCUMENT.match(line):
             understood += 1
+        else:
+            missed += 1
+            if missed > most_missed:
+                return None
     return understood, parents
 
 
@@ -127,7 +133,10 @@ def plan_yaml(source: Source) -> Plan | None:
         return None  # JSON (also YAML, but the JSON compressor's)
     lines = source.lines
     nonblank = sum(1 for line in lines if line.strip())
-    understood, parents = _read(lines)
+    read = _read(lines, most_missed=(1 - _MIN_SHARE) * nonblank)
+    if read is None:
+        return None
+    understood, parents = read
     share = understood / nonblank if nonblank else 0.0
     if share < _MIN_SHARE or parents < _MIN_PARENTS:
         return None
