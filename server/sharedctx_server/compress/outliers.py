@@ -61,23 +61,29 @@ def standing_out(lines: Sequence[str], groups: Sequence[int]) -> list[int]:
             continue
         rows = [i for i, _ in alike]
         values = np.array([[float(v) for v in n] for _, n in alike], dtype=np.float64)
-        for slot in values.T:
-            for at, far in _far_values(slot):
-                found[rows[at]] = max(found.get(rows[at], 0.0), far)
+        farthest = _farthest(values)
+        for at in np.flatnonzero(farthest > 0).tolist():
+            found[rows[at]] = float(farthest[at])
     ranked = sorted(found, key=lambda i: (-found[i], i))
     return sorted(ranked[:MAX_OUTLIERS])
 
 
-def _far_values(slot: np.ndarray) -> list[tuple[int, float]]:
-    """(row, how far) of the values of one slot that stand out."""
-    median = float(np.median(slot))
-    deviation = np.abs(slot - median)
-    mad = float(np.median(deviation))
-    if mad == 0.0:
-        odd = np.flatnonzero(deviation > 0)
-        return [(int(k), float("inf")) for k in odd] if 0 < odd.size <= _FEW else []
-    if mad > _TIGHT * abs(median):
-        return []
-    far = deviation / (1.4826 * mad)
-    out = np.flatnonzero((far > _FAR) & (deviation > _RELATIVE * abs(median)))
-    return [(int(k), float(far[k])) for k in out]
+def _farthest(values: np.ndarray) -> np.ndarray:
+    """Per row of `values` (lines by slots), how far its farthest value that stands out in
+    its slot is (infinite: one of the few off a slot's one value), 0 where none does. All
+    slots at once: one slot at a time, the calls cost more than the arithmetic."""
+    median = np.median(values, axis=0)
+    deviation = np.abs(values - median)
+    mad = np.median(deviation, axis=0)
+    spread = np.abs(median)
+    odd = deviation > 0
+    odd_count = odd.sum(axis=0)
+    few = (mad == 0.0) & (odd_count > 0) & (odd_count <= _FEW)
+    tight = (mad != 0.0) & (mad <= _TIGHT * spread)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        far = deviation / (1.4826 * mad)
+    stands = tight & (far > _FAR) & (deviation > _RELATIVE * spread)
+    score = np.where(stands, far, 0.0)
+    score = np.where(few & odd, np.inf, score)
+    farthest: np.ndarray = score.max(axis=1)
+    return farthest
