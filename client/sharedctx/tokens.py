@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import base64
 import gzip
+import os
 import re
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from importlib.resources import files
 from typing import TYPE_CHECKING
 
@@ -57,6 +60,35 @@ SUPPORTED_ENCODINGS = tuple(_ENCODINGS)
 # counted in pieces of this many characters (a token more per piece at most: never fewer).
 _SPACE_RUN = 16_384
 _LONG_SPACE = re.compile(rf"\s{{{_SPACE_RUN},}}")
+# A text this long is counted in parts on several threads (tiktoken's encoder lets go of the
+# interpreter for most of its work): a 1 MiB log took 0.10 s on one thread, a fifth of
+# compressing it, 0.08 s in two parts on two cores. The parts end after a newline that a
+# character other than whitespace or `/` follows: both encodings' split patterns end a piece
+# there (only `/` may join a newline to what follows, in o200k), and no token crosses pieces,
+# so the parts' counts add up to the text's exactly.
+_PARALLEL_CHARS = 256 * 1024
+_PART_END = re.compile(r"\n(?=[^\s/])")
+_THREADS = min(4, os.cpu_count() or 1)
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _counting_pool() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(_THREADS, thread_name_prefix="token-count")
+        return _pool
+
+
+def _forget_pool() -> None:
+    """In a forked child: the parent's threads are not there, a new pool starts when needed."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
 
 
 def _load_ranks(name: str) -> dict[bytes, int]:
@@ -90,9 +122,29 @@ class TokenCounter:
 
     def count(self, text: str) -> int:
         """Tokens in `text`; special-token strings count as ordinary text."""
+        if len(text) >= _PARALLEL_CHARS and _THREADS > 1:
+            return sum(_counting_pool().map(self._count, _parts(text, _THREADS)))
+        return self._count(text)
+
+    def _count(self, text: str) -> int:
         if len(text) < _SPACE_RUN or _LONG_SPACE.search(text) is None:
             return len(self._enc.encode_ordinary(text))
         return sum(len(self._enc.encode_ordinary(piece)) for piece in _pieces(text))
+
+
+def _parts(text: str, count: int) -> list[str]:
+    """`text` cut into about `count` parts of similar length, each ending where a piece of the
+    split pattern ends (_PART_END); fewer where no such place is near."""
+    parts: list[str] = []
+    at = 0
+    for k in range(1, count):
+        end = _PART_END.search(text, max(at, len(text) * k // count))
+        if end is None:
+            break
+        parts.append(text[at : end.end()])
+        at = end.end()
+    parts.append(text[at:])
+    return parts
 
 
 def _pieces(text: str) -> Iterator[str]:
