@@ -1,5 +1,6 @@
-"""Which pure-Python work on texts leaves the event loop (docs/performance.md), and work
-that must not be left half done when its caller is cancelled.
+"""Which work leaves the event loop (docs/performance.md): pure-Python work on texts, and a
+Fit's selection over many rows; and work that must not be left half done when its caller is
+cancelled.
 
 Deriving a write (compressing, cutting, counting) and indexing an entry for Fit (its terms and
 its segments' terms) cost about 1.6 us per character and 20 us per line here. Run on the event
@@ -14,13 +15,16 @@ import asyncio
 from collections.abc import Awaitable, Iterable
 from typing import TypeVar
 
-__all__ = ["to_the_end", "worth_a_thread"]
+__all__ = ["selection_worth_a_thread", "to_the_end", "worth_a_thread"]
 
 T = TypeVar("T")
 
 # About 5 ms of work: characters, and 16 more for each line.
 _LOOP_WORK = 4 * 1024
 _LINE_WORK = 16
+# A Fit's selection over more candidates and segments than this runs in a thread (numpy lets
+# go of the interpreter in the heavy parts).
+_SELECTION_ROWS = 5000
 
 
 def worth_a_thread(texts: Iterable[str]) -> bool:
@@ -31,6 +35,12 @@ def worth_a_thread(texts: Iterable[str]) -> bool:
         if work > _LOOP_WORK:
             return True
     return False
+
+
+def selection_worth_a_thread(candidates: int, segments: int) -> bool:
+    """Whether a Fit's selection over `candidates` entries and `segments` cut segments should
+    leave the event loop."""
+    return candidates + segments > _SELECTION_ROWS
 
 
 async def to_the_end(work: Awaitable[T]) -> T:

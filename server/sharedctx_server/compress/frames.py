@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .whitespace import indentation
+
 __all__ = ["Frame", "find_frames", "frame_blocks"]
 
 _PY_FRAME = re.compile(r'^([ \t]*)File "[^"\n]+", line \d+')
@@ -26,10 +28,6 @@ class Frame:
     start: int
     end: int
     innermost_last: bool
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
 
 
 def _is_frame_head(line: str) -> bool:
@@ -59,7 +57,7 @@ def find_frames(lines: list[str]) -> list[Frame]:
         if py:
             # The source line and 3.11's ^^^ markers are indented below the File line.
             indent, j = len(py.group(1)), i + 1
-            while j < n and lines[j].strip() and _indent(lines[j]) > indent:
+            while j < n and lines[j].strip() and indentation(lines[j]) > indent:
                 if _is_frame_head(lines[j]):
                     break
                 j += 1

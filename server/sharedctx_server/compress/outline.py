@@ -18,6 +18,7 @@ import re
 from .markers import form_header, omitted_marker
 from .plan import Attempt, Plan
 from .source import Source
+from .whitespace import indentation
 from .wording import counted
 
 __all__ = ["plan_source"]
@@ -60,10 +61,6 @@ def _is_prose(line: str) -> bool:
     if len(words) < 6:
         return False
     return len(_LETTERS.findall(line)) >= 0.8 * sum(len(w) for w in words)
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
 
 
 def _scan(line: str, quote: str = "") -> tuple[int, str]:
@@ -117,7 +114,7 @@ class _Python:
 
     def _block_end(self, i: int, indent: int) -> int:
         while i < len(self.lines) and (
-            not self.lines[i].strip() or _indent(self.lines[i]) > indent
+            not self.lines[i].strip() or indentation(self.lines[i]) > indent
         ):
             i += 1
         return i
@@ -141,7 +138,7 @@ class _Python:
                 break
         paragraph = paragraph[:_MAX_DOC_LINES]
         self.out += paragraph
-        self._elide(paragraph[-1] + 1, j + 1, self.lines[i][: _indent(self.lines[i])])
+        self._elide(paragraph[-1] + 1, j + 1, self.lines[i][: indentation(self.lines[i])])
         return j + 1
 
     def _elide(self, start: int, end: int, indent: str) -> None:
@@ -209,13 +206,13 @@ class _Python:
             j = self._statement_end(i, end)
             stop = j
             if self.lines[j - 1].rstrip().endswith(":"):
-                stop = self._block_end(j, _indent(line))
+                stop = self._block_end(j, indentation(line))
             if _WHOLE_STATEMENT.match(line):
                 self.out += range(i, j)
-                self._elide(j, stop, line[: _indent(line)] + "    ")
+                self._elide(j, stop, line[: indentation(line)] + "    ")
             else:
                 self.out.append(i)
-                self._elide(i + 1, stop, line[: _indent(line)] + "    ")
+                self._elide(i + 1, stop, line[: indentation(line)] + "    ")
             i = stop
 
 
@@ -252,7 +249,7 @@ class _Braces:
                 self.out.append(k)
             elif line.strip():
                 if not self.run:
-                    self.run_indent = line[: _indent(line)]
+                    self.run_indent = line[: indentation(line)]
                 self.run.append(k)
             for brace in _code_braces(line):
                 if brace == "{":

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from .config import CompressConfig
 from .frames import Frame, find_frames, frame_blocks
 from .markers import frames_marker
+from .whitespace import indentation
 
 __all__ = ["Piece", "compress_stacktrace", "elide_frames"]
 
@@ -54,7 +55,7 @@ def elide_frames(lines: list[str], errors: list[bool], config: CompressConfig) -
             # Eliding a single frame would cost as much as the frame itself.
             if run_end - k >= 2:
                 head = lines[block[k].start]
-                indent = len(head) - len(head.lstrip(" \t"))
+                indent = indentation(head)
                 elided[block[k].start] = (block[run_end - 1].end, run_end - k, indent)
             k = run_end
     pieces: list[Piece] = []

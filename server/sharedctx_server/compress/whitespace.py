@@ -6,7 +6,7 @@ import re
 
 from .shapes import CLOCK_STAMP, LINE_NUMBER, RUNNER_STAMP, SOURCE_GUTTER
 
-__all__ = ["collapse_ws", "normalise_lines"]
+__all__ = ["collapse_ws", "indentation", "normalise_lines"]
 
 _INNER_RUN = re.compile(r"[ \t]{2,}")
 # Indentation, including pytest's one-character gutter ("E       assert", ">       call()"),
@@ -47,3 +47,8 @@ def normalise_lines(lines: list[str]) -> list[str]:
 def collapse_ws(line: str) -> str:
     """A line with every whitespace run made one space and the ends stripped (for comparisons)."""
     return " ".join(line.split())
+
+
+def indentation(line: str) -> int:
+    """The blanks (spaces and tabs) `line` starts with."""
+    return len(line) - len(line.lstrip(" \t"))

@@ -40,7 +40,7 @@ from ..compress.json_compress import BOM
 from ..compress.numbered import without_numbers
 from ..compress.progress import redraws, settle_line
 from ..compress.shapes import ASSERTED_VALUE, CLOCK_STAMP, RUNNER_STAMP, SOURCE_GUTTER
-from ..compress.whitespace import collapse_ws
+from ..compress.whitespace import collapse_ws, indentation
 from ..fit.error_signal import error_indicators
 from ..fit.segments import Segments, is_long_line, joined_cost, shown_line
 from ..fit.terminal import strip_ansi
@@ -508,11 +508,9 @@ def _outline(lines: list[str], a: int, b: int, depth: int) -> list[int]:
     """Where lines a..b are cut: whole when small or not an outline of keys, else at each
     line of the least indentation, each with the lines indented under it, and those still
     large cut the same way (a label over an outline of keys apart from it)."""
-    if depth == 0 or sum(len(lines[i]) + 1 for i in range(a, b)) <= _OUTLINE_CHARS:
+    if depth == 0 or _chars(lines, a, b) <= _OUTLINE_CHARS:
         return [a]
-    indents = {
-        i: len(lines[i]) - len(lines[i].lstrip(" \t")) for i in range(a, b) if lines[i].strip()
-    }
+    indents = {i: indentation(lines[i]) for i in range(a, b) if lines[i].strip()}
     if not indents:
         return [a]
     low = min(indents.values())
@@ -540,16 +538,10 @@ def _short_runs(starts: list[int], lines: list[str], config: SegmentConfig) -> l
     bounds = [*starts, len(lines)]
     out: list[int] = []
     for a, b in zip(bounds, bounds[1:], strict=False):
-        out.append(a)
-        if sum(len(lines[i]) + 1 for i in range(a, b)) <= config.max_chars:
-            continue
-        chars = 0
-        for i in range(a, b):
-            size = len(lines[i]) + 1
-            if i > out[-1] and chars + size > _TEXT_RUN_CHARS:
-                out.append(i)
-                chars = 0
-            chars += size
+        if _chars(lines, a, b) <= config.max_chars:
+            out.append(a)
+        else:
+            out.extend(_runs(lines, a, b, _TEXT_RUN_CHARS))
     return out
 
 
@@ -597,17 +589,36 @@ def _capped(starts: list[int], lines: list[str], config: SegmentConfig) -> list[
     out: list[int] = []
     bounds = [*starts, len(lines)]
     for a, b in zip(bounds, bounds[1:], strict=False):
-        out.append(a)
         # (A one-line group has no cause to split at: most groups of a log.)
-        long = b - a > config.max_lines or (
-            b - a > 1 and sum(len(lines[i]) + 1 for i in range(a, b)) > config.max_chars
-        )
-        chars = 0
-        for i in range(a, b):
-            size = len(lines[i]) + 1
-            full = i - out[-1] >= config.max_lines or chars + size > config.max_chars
-            if i > out[-1] and (full or (long and _CAUSE.match(lines[i]) is not None)):
-                out.append(i)
-                chars = 0
-            chars += size
+        long = b - a > config.max_lines or (b - a > 1 and _chars(lines, a, b) > config.max_chars)
+        out.extend(_runs(lines, a, b, config.max_chars, config.max_lines, causes=long))
     return out
+
+
+def _runs(
+    lines: list[str],
+    a: int,
+    b: int,
+    max_chars: int,
+    max_lines: int | None = None,
+    *,
+    causes: bool = False,
+) -> list[int]:
+    """First line of each run lines a..b are cut into, in order, each within `max_chars`
+    (a longer line on its own) and `max_lines`; with `causes`, a run also starts where a
+    cause begins (_CAUSE)."""
+    out = [a]
+    chars = 0
+    for i in range(a, b):
+        size = len(lines[i]) + 1
+        full = chars + size > max_chars or (max_lines is not None and i - out[-1] >= max_lines)
+        if i > out[-1] and (full or (causes and _CAUSE.match(lines[i]) is not None)):
+            out.append(i)
+            chars = 0
+        chars += size
+    return out
+
+
+def _chars(lines: list[str], a: int, b: int) -> int:
+    """Characters of lines a..b, a newline after each."""
+    return sum(len(lines[i]) + 1 for i in range(a, b))

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from ..compress.blocks import opens_block, record_key
 from ..compress.table_parse import find_tables
+from ..compress.whitespace import indentation
 
 __all__ = ["HEAD_TOKENS", "segment_heads"]
 
@@ -71,7 +72,7 @@ def _label_heads(
         line = lines[start]
         if not line.strip():
             continue  # a blank line closes no block
-        indent = len(line) - len(line.lstrip(" \t"))
+        indent = indentation(line)
         while labels and labels[-1][0] >= indent:
             labels.pop()
         if heads[k] < 0 and labels:

@@ -33,7 +33,7 @@ from ..fit import (
     select_relevant,
     smallest_cost,
 )
-from ..offload import to_the_end
+from ..offload import selection_worth_a_thread, to_the_end
 from ..segment import excerpt_lines
 from ..state.nscache import NamespaceCache
 from ..state.nsstate import EPOCH_MS, NamespaceState
@@ -46,10 +46,6 @@ log = logging.getLogger(__name__)
 
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
-
-# Above this many candidates and segments the scoring runs in a worker thread, so the event
-# loop keeps serving other RPCs meanwhile (numpy releases the GIL in the heavy parts).
-_OFFLOAD_ROWS = 5000
 
 
 class FitService:
@@ -86,7 +82,7 @@ class FitService:
         async with self._cache.synced(query.namespace) as synced:
             state = synced.state
             args = (query, state, synced.now_ms, query_vector)
-            if state.size + state.segments.segments > _OFFLOAD_ROWS:
+            if selection_worth_a_thread(state.size, state.segments.segments):
                 # To its end: selection fills the state's lazy caches (turn index, segment
                 # table), which the next Fit's catch-up may change once the lock is left.
                 selected = await to_the_end(asyncio.to_thread(self._select, *args))
