@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import random
 import shutil
 from pathlib import Path
 
@@ -82,9 +84,21 @@ def test_texts_are_cut_at_exactly_256_tokens(embedder: Embedder, cache_dir: Path
 
 
 def test_a_long_text_embeds_from_a_prefix_exactly_as_whole(embedder: Embedder) -> None:
-    # The model reads the first 256 tokens only: a prefix cut at a space that fills them is
-    # what the tokenizer sees, instead of a whole 1 MiB log. The same vector, to the bit.
-    texts = [long_text(20_000), "Ünïcödé ✓ " * 3000, "x" * 30_000, "a\tb " * 5000]
+    # The model reads the first 256 tokens only: a prefix cut at a space or a punctuation mark
+    # that fills them is what the tokenizer sees, instead of a whole 1 MiB log or JSON reply.
+    # The same vector, to the bit.
+    items = [{"id": i, "name": f"item-{i}", "ok": i % 3 == 0} for i in range(900)]
+    minified = json.dumps(items, separators=(",", ":"))
+    blob = base64.b64encode(random.Random(7).randbytes(30_000)).decode()
+    texts = [
+        long_text(20_000),
+        "Ünïcödé ✓ " * 3000,
+        "x" * 30_000,
+        "a\tb " * 5000,
+        minified,
+        blob,
+        "ab'c" * 8000,
+    ]
     clipped = embedder.embed(texts)
     tokenizer, embedder._tokenizer = embedder._tokenizer, None  # never cut
     try:
@@ -93,6 +107,8 @@ def test_a_long_text_embeds_from_a_prefix_exactly_as_whole(embedder: Embedder) -
         embedder._tokenizer = tokenizer
     assert tokenizer is not None
     assert np.array_equal(clipped, unclipped)
+    # and the texts without spaces were cut, not tokenized whole
+    assert len(embedder._clip(minified)) < 4096 and len(embedder._clip(blob)) < 4096
 
 
 def test_default_model_loads_with_no_network(offline: None, tmp_path: Path) -> None:
