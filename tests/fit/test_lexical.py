@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sharedctx_server.fit import TermStats, lexical_terms
+from sharedctx_server.fit.lexical import lexical_terms_each
 
 DOCS = [
     "Deploy the staging database tonight",
@@ -189,3 +190,62 @@ def test_incremental_updates_equal_a_fresh_index(
     for slot, terms in alive.items():
         fresh.add(slot, terms)
     assert np.allclose(stats.bm25_scores(query, size=9), fresh.bm25_scores(query, size=9))
+
+
+# Pieces that exercise every kind of term: suffixes, stop words, snake_case, dotted and
+# CamelCase names, numbered words, failures said in words, times with fractions, CJK,
+# casefolding that changes length (ß, İ), the separator itself and terminal escapes.
+_PIECES = [
+    "failed",
+    "installing",
+    "the",
+    "a",
+    "x",
+    "7",
+    "VIRTUAL_ENV",
+    "_private",
+    "logs.py",
+    "os.path.join",
+    "10.0.0.1",
+    "ConnectionRefusedError",
+    "OOMKilled",
+    "getHTTPResponse",
+    "ssh2",
+    "worker7",
+    "out of memory",
+    "no such file",
+    "connection refused",
+    "timed out",
+    "14:02:35.504",
+    "Straße",
+    "İstanbul",
+    "日本語",
+    "\x00",
+    "\x1b[31mERROR\x1b[0m",
+    "\x1b]0;title",
+    "\x07",
+    ".",
+    "_",
+    ":",
+    "-",
+    " ",
+    "\n",
+    "\t",
+    "é",
+    "ǅ",
+    "ﬁle",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join), max_size=8))
+def test_terms_of_many_texts_are_each_texts_own(texts: list[str]) -> None:
+    assert lexical_terms_each(texts) == [lexical_terms(t) for t in texts]
+
+
+def test_terms_of_many_texts_without_escapes_or_separators() -> None:
+    # The joined path (no text holds an escape or the separator), against one by one.
+    rng = np.random.default_rng(5)
+    pieces = [p for p in _PIECES if p not in ("\x00", "\x07") and "\x1b" not in p]
+    texts = ["".join(rng.choice(pieces, size=rng.integers(0, 15))) for _ in range(2000)]
+    assert lexical_terms_each(texts) == [lexical_terms(t) for t in texts]

@@ -15,7 +15,6 @@ array operations per query term whatever the number of cut entries.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -219,23 +218,29 @@ class SegmentIndex:
         if old is not None:
             self._forget(old)
         names = list(dict.fromkeys(names))
-        pairs: list[int] = []  # term id, segment, count, flattened
-        lengths = np.zeros(len(segment_terms), dtype=np.float64)
-        for segment, own in enumerate(segment_terms):
-            terms = [*own, *names]
-            lengths[segment] = len(terms)
-            for term, count in Counter(terms).items():
-                pairs += (self._id(term), segment, count)
-        table = np.asarray(pairs, dtype=np.int64).reshape(-1, 3)
-        table = table[np.lexsort((table[:, 1], table[:, 0]))]
-        term_ids, first = np.unique(table[:, 0], return_index=True)
-        np.add.at(self._df, table[:, 0], 1)
+        # Every segment's terms end to end (its own, then the names), as term ids, numbered in
+        # order of first use; then one count per (term, segment) pair, sorted by term, then
+        # segment. Array work: a Counter per segment took half of indexing a 1 MiB log.
+        flat = [term for own in segment_terms for term in (*own, *names)]
+        ids = {term: self._id(term) for term in dict.fromkeys(flat)}
+        term_of = np.fromiter(map(ids.__getitem__, flat), dtype=np.int64, count=len(flat))
+        lengths = np.fromiter(
+            (len(own) + len(names) for own in segment_terms),
+            dtype=np.float64,
+            count=len(segment_terms),
+        )
+        segment_of = np.repeat(np.arange(len(segment_terms), dtype=np.int64), lengths.astype(int))
+        width = max(len(segment_terms), 1)
+        pairs, counts = np.unique(term_of * width + segment_of, return_counts=True)
+        pair_terms = pairs // width
+        term_ids, first = np.unique(pair_terms, return_index=True)
+        np.add.at(self._df, pair_terms, 1)
         entry = self._entries[slot] = _Entry(
             segments=segments,
             term_ids=term_ids,
-            offsets=np.append(first, table.shape[0]).astype(np.int64),
-            positions=table[:, 1].copy(),
-            counts=table[:, 2].astype(np.float64),
+            offsets=np.append(first, pairs.size).astype(np.int64),
+            positions=pairs % width,
+            counts=counts.astype(np.float64),
             lengths=lengths,
             names=frozenset(self._id(term) for term in names),
             shapes=np.asarray([line_shape(terms) for terms in segment_terms], dtype=np.int64),

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..fit.factors import token_density_scores
-from ..fit.lexical import TermStats, lexical_terms
+from ..fit.lexical import TermStats, lexical_terms, lexical_terms_each
 from ..fit.neighbours import Neighbours, thread_neighbours
 from ..fit.scoring import Candidates
 from ..fit.segment_index import SegmentIndex
@@ -248,10 +248,14 @@ class NamespaceState:
             heads = [line_head(line) for line in lines]
             tails = [line[len(head) :] for line, head in zip(lines, heads, strict=True)]
             lines = heads
-        per_segment = [
-            lexical_terms("\n".join(lines[start : start + count]))
-            for start, count in zip(segments.starts.tolist(), segments.lines.tolist(), strict=True)
-        ]
+        per_segment = lexical_terms_each(
+            [
+                "\n".join(lines[start : start + count])
+                for start, count in zip(
+                    segments.starts.tolist(), segments.lines.tolist(), strict=True
+                )
+            ]
+        )
         self.segments.add(slot, segments, per_segment, names)
         rest = lexical_terms("\n".join(tail for tail in tails if tail)) if tails else []
         self.terms.add(slot, [term for terms in per_segment for term in terms] + rest + names)
