@@ -565,3 +565,62 @@ async def test_a_small_budget_gets_the_block_of_keys_that_answers(client: AsyncC
     shown = result.entries[0].content
     assert "DATABASE_URL:  postgres://db/pay" in shown and "WORKERS:  4" in shown
     assert result.total_tokens <= 150
+
+
+def pytest_run(failing: list[str], tests: int = 14) -> str:
+    """A `pytest -v` run of `tests` price tests, those named in `failing` failing."""
+    names = ["test_comma", "test_negative", *(f"test_case_{i:02d}" for i in range(tests - 2))]
+    lines = [
+        "============================= test session starts ==============================",
+        "platform linux -- Python 3.11.7, pytest-9.2.0, pluggy-1.7.0",
+        "rootdir: /home/dev/shop",
+        f"collected {tests} items",
+        "",
+    ]
+    lines += [
+        f"tests/test_price.py::{name} {'FAILED' if name in failing else 'PASSED'}"
+        f"{' ' * 30}[{100 * (i + 1) // tests:3d}%]"
+        for i, name in enumerate(names)
+    ]
+    if failing:
+        lines += ["", "=" * 35 + " FAILURES " + "=" * 35]
+        for name in failing:
+            lines += [
+                f"{'_' * 30} {name} {'_' * 30}",
+                f"    def {name}():",
+                '>       assert price("$1,200.00") == 1200.0',
+                "E       ValueError: could not convert string to float: '1,200.00'",
+                "",
+                "tests/test_price.py:7: ValueError",
+            ]
+        lines += ["=" * 30 + " short test summary info " + "=" * 30]
+        lines += [f"FAILED tests/test_price.py::{name} - ValueError" for name in failing]
+    passed = tests - len(failing)
+    summary = (f"{len(failing)} failed, " if failing else "") + f"{passed} passed in 0.81s"
+    return "\n".join([*lines, f"{'=' * 30} {summary} {'=' * 30}"]) + "\n"
+
+
+async def test_the_newest_run_of_a_command_says_how_it_ended_beside_older_failures(
+    client: AsyncClient,
+) -> None:
+    # An agent ran the tests three times while fixing them; the last run passed. A question
+    # about the state now matches the old failures, while the run that passed holds none of
+    # its words: its end goes in beside them.
+    runs = [["test_comma", "test_negative"], ["test_negative"], []]
+    for i, failing in enumerate(runs):
+        await client.put(
+            NS, f"pytest-{i + 1}", pytest_run(failing), kind="tool_output", tool_name="pytest",
+            event_time=NOW - timedelta(minutes=6 - 2 * i),
+        )  # fmt: skip
+    result = await client.fit(NS, "which tests are still failing?", 300, include_content=True)
+    assert result.total_tokens <= 300
+    newest = {e.key: e for e in result.entries}["pytest-3"]
+    assert "14 passed in 0.81s" in newest.content
+
+    # Outputs of another tool (or another thread) that open alike are not runs of one command.
+    await client.put(
+        NS, "pytest-3", pytest_run([]), kind="tool_output", tool_name="pytest", thread="other",
+        event_time=NOW,
+    )  # fmt: skip
+    result = await client.fit(NS, "which tests are still failing?", 300, include_content=True)
+    assert "14 passed" not in "".join(e.content for e in result.entries)

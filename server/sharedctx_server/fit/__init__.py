@@ -21,6 +21,7 @@ from sharedctx_server.fit.adaptive_sizer import (
     simhash,
     sizer_profile,
 )
+from sharedctx_server.fit.excerpt_items import Series
 from sharedctx_server.fit.excerpts import excerpt_offer, render_excerpt
 from sharedctx_server.fit.factors import (
     error_indicator,
@@ -115,6 +116,7 @@ __all__ = [
     "thread_neighbours",
     # excerpts of large entries (docs/excerpts.md)
     "Relevance",
+    "Series",
     "SegmentIndex",
     "SegmentView",
     "Segments",

@@ -39,14 +39,18 @@ __all__ = [
     "ITEM_EXPONENT",
     "REPEAT_FREE",
     "REPEAT_SHARE",
+    "SERIES_SHARE",
     "ExcerptItems",
+    "Series",
     "entry_weight",
     "hit_items",
+    "series_tails",
 ]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+_NONE = np.zeros(0, dtype=np.int64)
 
 # How strongly an entry's score weighs its hits' (entry_weight).
 ENTRY_EXPONENT = 0.25
@@ -78,6 +82,9 @@ REPEAT_SHARE = 0.5
 # Hits of one entry past its best ENTRY_FREE weigh ENTRY_SHARE of the one before each.
 ENTRY_FREE = 5
 ENTRY_SHARE = 0.85
+# Runs of one command (series_tails): the newest run's last segment, where a tool says how
+# the run ended, is worth this share of the best hit of the older runs.
+SERIES_SHARE = 0.9
 # Hit items handed to a fill: enough that their costs add up to this many budgets; the
 # neighbours of those within the first _CONTEXT_BUDGETS (only hits that go in can bring any).
 _ITEM_BUDGETS = 4
@@ -123,10 +130,15 @@ class ExcerptItems:
 
 
 def hit_items(
-    relevance: Relevance, entry_scores: FloatArray, budget: int, marker_tokens: MarkerTokens
+    relevance: Relevance,
+    entry_scores: FloatArray,
+    budget: int,
+    marker_tokens: MarkerTokens,
+    series: Series | None = None,
 ) -> ExcerptItems:
     """Every hit and its context (_context) as fill items, keeping only the best whose costs
-    add up to a few budgets (the rest could never be reached)."""
+    add up to a few budgets (the rest could never be reached); with `series`, the newest
+    run's end beside the hits of older runs of its command (series_tails)."""
     table = relevance.table
     hits = np.flatnonzero(relevance.rho > 0)
     slot, local = table.slot_of[hits], table.local[hits]
@@ -175,21 +187,31 @@ def hit_items(
     # 187-token line in a 300-token Fit was left out for the 145 tokens before it. (Once
     # the two are in, the hit alone adds nothing.)
     alone = own[with_before[own]]
-    row = np.concatenate([slot[own], slot[of_hit], slot[alone]])
-    first = np.concatenate([local[own], table.local[at], local[alone]])
-    second = np.concatenate(
-        [np.where(with_before[own], local[own] - 1, -1), np.full(of_hit.size + alone.size, -1)]
+    tail_at, tail_score = (
+        series_tails(table, series, relevance.candidates, slot[own], score[own])
+        if series is not None
+        else (_NONE, np.zeros(0))
     )
-    anchor = np.concatenate([np.full(own.size, -1), local[of_hit], np.full(alone.size, -1)])
+    row = np.concatenate([slot[own], slot[of_hit], slot[alone], table.slot_of[tail_at]])
+    first = np.concatenate([local[own], table.local[at], local[alone], table.local[tail_at]])
+    second = np.concatenate(
+        [
+            np.where(with_before[own], local[own] - 1, -1),
+            np.full(of_hit.size + alone.size + tail_at.size, -1),
+        ]
+    )
+    anchor = np.concatenate(
+        [np.full(own.size, -1), local[of_hit], np.full(alone.size + tail_at.size, -1)]
+    )
     # Ranked against whole entries by a root of their score (ITEM_EXPONENT), which keeps
     # their order among themselves.
     scores = np.power(
-        np.concatenate([score[own], share * score[of_hit], ALONE_SHARE * score[alone]]),
+        np.concatenate([score[own], share * score[of_hit], ALONE_SHARE * score[alone], tail_score]),
         ITEM_EXPONENT,
     )
-    cost = np.concatenate([hit_cost[own], table.tokens[at], table.tokens[hits[alone]]]).astype(
-        np.int64
-    )
+    cost = np.concatenate(
+        [hit_cost[own], table.tokens[at], table.tokens[hits[alone]], table.tokens[tail_at]]
+    ).astype(np.int64)
     lower = np.maximum(cost - marker_tokens(10**9), 1)
     keep = np.lexsort((first, row, -scores))
     return ExcerptItems(
@@ -200,6 +222,59 @@ def hit_items(
         scores[keep],
         lower[keep],
     )
+
+
+@dataclass(frozen=True, eq=False)
+class Series:
+    """Per candidate row: the command it is a run of (0: none known; series_tails) and its
+    place in time (larger: newer)."""
+
+    command: IntArray
+    order: IntArray
+
+
+def series_tails(
+    table: SegmentTable,
+    series: Series,
+    candidates: BoolArray,
+    hit_rows: IntArray,
+    hit_scores: FloatArray,
+) -> tuple[IntArray, FloatArray]:
+    """The last segment (a flat position) of the newest run of each command some older run
+    of which has a hit among `hit_rows`, worth SERIES_SHARE of that best hit.
+
+    Agents run the same command again and again (the tests, the build, a status check), and
+    the newest run is the state now. A question about it ("which tests are still failing?")
+    matches the failures of the older runs, while the newest, which passed, holds none of its
+    words: the budget went to the old failures and the agent was told they still fail. Runs
+    of one command are cut tool outputs of one tool and thread that open alike (their first
+    segments have one line_shape: pytest's `test session starts`, a listing's header); the
+    end of a run is where tools say how it ended."""
+    rows = table.slots
+    command = series.command[rows]
+    held = np.diff(table.bounds) > 0
+    opening = np.where(held, table.shapes[np.minimum(table.bounds[:-1], len(table) - 1)], 0)
+    runs = (command > 0) & (opening != 0) & candidates[rows]
+    if int(runs.sum()) < 2 or hit_rows.size == 0:
+        return _NONE, np.zeros(0)
+    # Group the runs by (command, opening); the newest of each group is its last in time.
+    index = np.flatnonzero(runs)
+    keys = np.stack([command[index], opening[index]])
+    _, group = np.unique(keys, axis=1, return_inverse=True)
+    group = group.reshape(-1)
+    newest = np.full(int(group.max()) + 1, -1, dtype=np.int64)
+    order = series.order[rows[index]]
+    for k in np.lexsort((order, group)).tolist():  # ascending time within each group
+        newest[group[k]] = k
+    # Each row's best hit, then each group's best among its older runs.
+    best = np.full(series.command.size, -np.inf)
+    np.maximum.at(best, hit_rows, hit_scores)
+    older = index != index[newest[group]]
+    lead = np.full(newest.size, -np.inf)
+    np.maximum.at(lead, group[older], best[rows[index[older]]])
+    wanted = np.flatnonzero(np.isfinite(lead))
+    last = table.bounds[index[newest[wanted]] + 1] - 1
+    return last.astype(np.int64), SERIES_SHARE * lead[wanted]
 
 
 def _context(table: SegmentTable, hits: IntArray) -> tuple[IntArray, IntArray, FloatArray]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.fit.excerpt_items import ExcerptItems, hit_items
+from sharedctx_server.fit.excerpt_items import ExcerptItems, Series, hit_items
 from sharedctx_server.fit.segment_relevance import MarkerTokens, Relevance, SegmentView
 from sharedctx_server.fit.segments import Segments, omission_marker, shown_line
 
@@ -185,11 +185,13 @@ def excerpt_offer(
     marker_tokens: MarkerTokens,
     full_costs: IntArray | None = None,
     lexical: FloatArray | None = None,
+    series: Series | None = None,
 ) -> ExcerptOffer:
     """The offer for a SCORED fill over the rows of `entry_scores`; `whole_costs[row]`: the
     entry's smallest whole form; `full_costs[row]`: its full form's, where a whole form
     cheaper than that is the compressed one (None: every whole form is the full form);
-    `lexical[row]`: the entry's BM25 for the query (None: no entry is known to match)."""
+    `lexical[row]`: the entry's BM25 for the query (None: no entry is known to match);
+    `series`: which rows are runs of one command (hit_items)."""
     n = entry_scores.size
     table = relevance.table
     cut = np.zeros(n, dtype=np.bool_)
@@ -224,7 +226,7 @@ def excerpt_offer(
         only &= ~_clear_lead(candidates, whole_costs, budget, omits)
     return ExcerptOffer(
         relevance=relevance,
-        items=hit_items(relevance, entry_scores, budget, marker_tokens),
+        items=hit_items(relevance, entry_scores, budget, marker_tokens, series),
         cut=cut,
         has_hits=has_hits,
         only=only,

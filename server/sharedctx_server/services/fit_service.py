@@ -19,6 +19,7 @@ from ..embedding.query_cache import QueryCache
 from ..fit import (
     Form,
     Relevance,
+    Series,
     Strategy,
     TurnExcerpts,
     excerpt_offer,
@@ -33,6 +34,7 @@ from ..fit import (
     select_relevant,
     smallest_cost,
 )
+from ..model import Kind
 from ..offload import selection_worth_a_thread, to_the_end
 from ..segment import excerpt_lines
 from ..state.nscache import NamespaceCache
@@ -183,6 +185,7 @@ class FitService:
                 self._marker_tokens,
                 full_costs=None if query.selection.form is Form.FULL else orig,
                 lexical=lexical,
+                series=_series(state, relevance.table.slots, n),
             )
         selection = select_entries(
             scored.scores,
@@ -242,6 +245,19 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
     raw = index.bm25(terms) if terms else np.zeros(len(index.table()))
     full = index.full_match(terms, lambda term: state.terms.document_frequency(term) > 0)
     return Relevance.of(index.table(), raw, eligible, index.segments_of, full)
+
+
+def _series(state: NamespaceState, slots: npt.NDArray[np.int64], n: int) -> Series:
+    """Which of the cut entries in `slots` may be runs of one command: tool outputs of one
+    tool in one thread (hit_items compares how they open, and a log's parts are no runs)."""
+    command = np.zeros(n, dtype=np.int64)
+    ids: dict[tuple[str, int], int] = {}
+    for slot in slots.tolist():
+        tool = state.info[slot].tool_name
+        if tool and state.kind[slot] == Kind.TOOL_OUTPUT:
+            key = (tool, int(state.thread_id[slot]))
+            command[slot] = ids.setdefault(key, len(ids) + 1)
+    return Series(command, np.asarray(state.sequence[:n], dtype=np.int64))
 
 
 def _relevance_text(state: NamespaceState, row: int) -> str:
