@@ -320,7 +320,10 @@ def test_unknown_arguments_are_still_refused(capsys: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit) as info:
         main(["keys", "-n", NS, "--no-such-flag"])
     assert info.value.code == 2
-    assert "unrecognized arguments: --no-such-flag" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: --no-such-flag (see sharedctx keys --help)" in err
+    # The usage shown is the command's own, not the list of every command.
+    assert err.startswith("usage: sharedctx keys ") and "-n NAMESPACE" in err
 
 
 @pytest.mark.parametrize("timeout", ["0", "-1", "nan", "inf", "soon"])

@@ -592,6 +592,10 @@ def build_parser() -> argparse.ArgumentParser:
             p = sub.add_parser(name, help=f"(not installed: {_SERVER_HINT})")
             p.set_defaults(run=_absent(hint), lenient=True)
     _client_parsers(sub)
+    for command_parser in sub.choices.values():
+        # What main() reports unknown arguments with: the command's usage, not the list of
+        # commands (`sharedctx fit --text q` showed every command and none of fit's options).
+        command_parser.set_defaults(command_parser=command_parser)
     return parser
 
 
@@ -600,7 +604,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown and not getattr(args, "lenient", False):
-        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        command = getattr(args, "command_parser", parser)
+        command.error(f"unrecognized arguments: {' '.join(unknown)} (see {command.prog} --help)")
     try:
         _check_utf8(args)
         status = int(args.run(args))
