@@ -52,7 +52,12 @@ def test_terms_split_identifiers_and_drop_function_words() -> None:
     ]
     # A query that writes a name as one word meets it: VIRTUAL_ENV is virtualenv too.
     assert "virtualenv" in lexical_terms("VIRTUAL_ENV=/srv/app/.venv")
-    assert "init" in lexical_terms("__init__.py") and len(lexical_terms("__init__")) == 1
+    assert "init" in lexical_terms("__init__.py")
+    # A name that starts with an underscore also counts whole: its part alone is a word that
+    # prose says everywhere ("what does _records do?" is not about every `records`).
+    assert lexical_terms("__init__") == ["init", "__init__"]
+    assert lexical_terms("def _records(lines):") == ["def", "record", "lin", "_records"]
+    assert "_records" not in lexical_terms("the records") + lexical_terms("raw_records")
     assert lexical_terms("東京の天気") == ["東", "京", "の", "天", "気"]
     assert lexical_terms("İstanbul ÉCOLE") == ["i̇stanbul", "écol"]
 

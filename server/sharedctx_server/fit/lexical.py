@@ -12,7 +12,8 @@ minus a short list of English function words, and a light suffix folding (`faile
 `upgrad`; a `-tion` noun meets its verb: `eviction` -> `evict`) so inflections meet: it lifted
 LoCoMo evidence recall by about two points at every budget. Only regular suffixes of words of
 4+ letters go; identifiers, error codes and numbers are otherwise matched as written. A
-snake_case name counts as its parts and once more joined, a dotted name (`logs.py`) as its
+snake_case name counts as its parts and once more joined (a name that starts with an
+underscore, `_records`, once more whole), a dotted name (`logs.py`) as its
 parts and once more whole, a CamelCase name as its parts too, a word with a number at its end
 (`ssh2`) as its letters too, a failure said in words as its program name too (`no such file`:
 `enoent`); the fraction of a time of day is left out (docs/fit.md, "Lexical terms").
@@ -104,6 +105,10 @@ def fold_suffix(term: str) -> str:
 # so that a query that writes the name as one word meets it. Anchored on `\b` and an
 # underscore, this costs a fraction of the term scan; a word-by-word search cost as much again.
 _SNAKE = re.compile(r"\b\w+_\w+")
+# A name that starts with an underscore (`_records`, `__init__`): one more term, whole, since
+# its parts alone are English words (`records`), which comments and prose say everywhere:
+# "what does _records do?" got the comments that mention records, not the function.
+_PRIVATE = re.compile(r"(?<!\w)_+[^\W\d_]\w*")
 # A dotted name that starts with a letter (`logs.py`, `os.path`, `java.lang.Thread`): one more
 # term, whole, so that a query naming a file meets the line that names it rather than every
 # line that says `logs`. Numbers (`10.0.0.1`, `0.5`) are not names.
@@ -180,6 +185,7 @@ def lexical_terms(text: str) -> list[str]:
             parts = [part for part in name.split("_") if part]
             if len(parts) >= 2:
                 terms.append(fold_suffix("".join(parts)))
+        terms.extend(_PRIVATE.findall(folded))
     if "." in folded:
         terms.extend(name.rstrip(".") for name in _DOTTED.findall(folded))
     terms.extend(fold_suffix(stem) for stem in _NUMBERED.findall(folded) if stem not in _STOP_WORDS)
@@ -236,6 +242,8 @@ def lexical_terms_each(texts: Sequence[str]) -> list[list[str]]:
             parts = [part for part in name.split("_") if part]
             if len(parts) >= 2:
                 out[at].append(fold_suffix("".join(parts)))
+        for at, name in _finds(_PRIVATE, folded, folded_starts):
+            out[at].append(name)
     if "." in folded:
         for at, name in _finds(_DOTTED, folded, folded_starts):
             out[at].append(name.rstrip("."))
