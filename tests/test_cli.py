@@ -14,6 +14,7 @@ from importlib.metadata import entry_points
 import pytest
 from sharedctx import cli
 from sharedctx.cli import main
+from sharedctx.fit_table import key_cell
 from sharedctx.target import parse_target
 from sharedctx_server.server import RunningServer
 from sharedctx_server.settings import Settings
@@ -131,6 +132,15 @@ def test_fit_prints_a_table_and_explain_columns(
     assert "sem" in out.splitlines()[1] and "reason" in out.splitlines()[1]
     code, out, _ = run(capsys, "fit", *target, "test", "--json", "--content")
     assert json.loads(out)["entries"][0]["content"]
+
+
+def test_a_long_key_keeps_its_start_and_its_end_in_the_fit_table() -> None:
+    cells = [
+        key_cell(f"cat:server/sharedctx_server/fit/{name}.py") for name in ("lexical", "excerpts")
+    ]
+    assert cells[0] != cells[1] and all(len(c) == 30 for c in cells)
+    assert cells[0].startswith("cat:ser") and cells[0].endswith("fit/lexical.py")
+    assert key_cell("tool/pytest") == f"{'tool/pytest':30}"
 
 
 def test_fit_takes_every_request_option_from_flags(

@@ -22,6 +22,19 @@ def format_ranges(entry: FitEntry) -> str:
     return f"{','.join(parts)} of {entry.total_lines}"
 
 
+_KEY_WIDTH = 30
+
+
+def key_cell(key: str, width: int = _KEY_WIDTH) -> str:
+    """`key` in a column `width` wide: a longer one keeps its start and its end, where keys
+    differ (`cat:server/pkg/fit/lexical.py` and `.../fit/excerpts.py` both began
+    `cat:server/pkg/fi` when cut at the end)."""
+    if len(key) <= width:
+        return f"{key:{width}}"
+    tail = (width - 1) * 2 // 3
+    return f"{key[: width - 1 - tail]}…{key[-tail:]}"
+
+
 def format_fit_table(result: FitResult, explain: bool = False) -> str:
     """A Fit result as a table. Without `explain`: the entries in the order they are returned
     (chronological), numbered, with `added` saying when each went into the budget (1 = first,
@@ -47,7 +60,7 @@ def format_fit_table(result: FitResult, explain: bool = False) -> str:
             tokens = entry.tokens if entry is not None else c.compressed_tokens
             reason = c.reason if entry is None else f"{c.reason} ({entry.form})"
             lines.append(
-                f"{rank:>5}  {c.key[:30]:30} {tokens:>6} {c.score:7.3f} {values}  {reason}"
+                f"{rank:>5}  {key_cell(c.key)} {tokens:>6} {c.score:7.3f} {values}  {reason}"
             )
             for seg in c.segments:
                 span = f"{seg.first_line}-{seg.last_line}"
@@ -63,7 +76,7 @@ def format_fit_table(result: FitResult, explain: bool = False) -> str:
         for i, e in enumerate(result.entries, start=1):
             where = format_ranges(e) if e.form == "excerpt" else ""
             lines.append(
-                f"{i:>3} {e.rank:>5}  {e.key[:30]:30} {e.form:10} {e.tokens:>6} {e.score:7.3f}"
+                f"{i:>3} {e.rank:>5}  {key_cell(e.key)} {e.form:10} {e.tokens:>6} {e.score:7.3f}"
                 f"  {where}"
             )
     left_out = ", ".join(f"{n} {why}" for why, n in result.left_out_by_reason.items())
