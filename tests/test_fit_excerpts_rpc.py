@@ -600,27 +600,32 @@ def pytest_run(failing: list[str], tests: int = 14) -> str:
     return "\n".join([*lines, f"{'=' * 30} {summary} {'=' * 30}"]) + "\n"
 
 
+@pytest.mark.parametrize(
+    ("tool", "echo"), [("pytest", ""), ("shell", "dev@box:~/shop$ python -m pytest -v\n")]
+)
 async def test_the_newest_run_of_a_command_says_how_it_ended_beside_older_failures(
-    client: AsyncClient,
+    client: AsyncClient, tool: str, echo: str
 ) -> None:
     # An agent ran the tests three times while fixing them; the last run passed. A question
     # about the state now matches the old failures, while the run that passed holds none of
-    # its words: its end goes in beside them.
+    # its words: its end goes in beside them. Runs of one command: one tool's outputs that
+    # open alike, or a shell's that echo the same command.
     runs = [["test_comma", "test_negative"], ["test_negative"], []]
     for i, failing in enumerate(runs):
         await client.put(
-            NS, f"pytest-{i + 1}", pytest_run(failing), kind="tool_output", tool_name="pytest",
-            event_time=NOW - timedelta(minutes=6 - 2 * i),
+            NS, f"pytest-{i + 1}", echo + pytest_run(failing), kind="tool_output",
+            tool_name=tool, event_time=NOW - timedelta(minutes=6 - 2 * i),
         )  # fmt: skip
     result = await client.fit(NS, "which tests are still failing?", 300, include_content=True)
     assert result.total_tokens <= 300
     newest = {e.key: e for e in result.entries}["pytest-3"]
     assert "14 passed in 0.81s" in newest.content
 
-    # Outputs of another tool (or another thread) that open alike are not runs of one command.
-    await client.put(
-        NS, "pytest-3", pytest_run([]), kind="tool_output", tool_name="pytest", thread="other",
-        event_time=NOW,
-    )  # fmt: skip
-    result = await client.fit(NS, "which tests are still failing?", 300, include_content=True)
-    assert "14 passed" not in "".join(e.content for e in result.entries)
+    # Not when the newest is another tool's output, in another thread, or another command.
+    for thread, other_echo in (("other", echo), ("", echo.replace("-v", "-x") or "$ tox\n")):
+        await client.put(
+            NS, "pytest-3", other_echo + pytest_run([]), kind="tool_output", tool_name=tool,
+            thread=thread, event_time=NOW,
+        )  # fmt: skip
+        result = await client.fit(NS, "which tests are still failing?", 300, include_content=True)
+        assert "14 passed" not in "".join(e.content for e in result.entries)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sharedctx_server.model import EntryMeta, Stamp, StoredEntry
 from sharedctx_server.state import nsstate
-from sharedctx_server.state.nsstate import NamespaceState
+from sharedctx_server.state.nsstate import NamespaceState, echoed_command
 
 
 def entry(key: str, seq: int) -> StoredEntry:
@@ -33,3 +33,10 @@ def test_a_mark_older_than_the_journal_keeps_is_unknown() -> None:
     assert state.edits_since(mark) is None
     recent = state.edit_mark - 1
     assert state.edits_since(recent) == [nsstate._EDITS_KEPT]
+
+
+def test_the_command_an_output_echoes_is_read_without_its_prompt() -> None:
+    assert echoed_command("$ make  test\nok\n") == "make test"
+    assert echoed_command("dev@box:~/app$ python -m pytest -q\n...") == "python -m pytest -q"
+    assert echoed_command("make test\n$ not first") is None
+    assert echoed_command("") is None

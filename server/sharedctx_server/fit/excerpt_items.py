@@ -226,11 +226,13 @@ def hit_items(
 
 @dataclass(frozen=True, eq=False)
 class Series:
-    """Per candidate row: the command it is a run of (0: none known; series_tails) and its
-    place in time (larger: newer)."""
+    """Per candidate row: the command it may be a run of (0: none; series_tails), its place
+    in time (larger: newer) and whether it echoes its command (then how it opens does not
+    matter: the command says what it is a run of)."""
 
     command: IntArray
     order: IntArray
+    echoed: BoolArray
 
 
 def series_tails(
@@ -247,13 +249,15 @@ def series_tails(
     the newest run is the state now. A question about it ("which tests are still failing?")
     matches the failures of the older runs, while the newest, which passed, holds none of its
     words: the budget went to the old failures and the agent was told they still fail. Runs
-    of one command are cut tool outputs of one tool and thread that open alike (their first
-    segments have one line_shape: pytest's `test session starts`, a listing's header); the
-    end of a run is where tools say how it ended."""
+    of one command are cut tool outputs of one tool and thread that echo the same command
+    (`$ make test`), or echo none and open alike (their first segments have one line_shape:
+    pytest's `test session starts`, a listing's header); the end of a run is where tools say
+    how it ended."""
     rows = table.slots
     command = series.command[rows]
     held = np.diff(table.bounds) > 0
     opening = np.where(held, table.shapes[np.minimum(table.bounds[:-1], len(table) - 1)], 0)
+    opening = np.where(series.echoed[rows] & held, 1, opening)
     runs = (command > 0) & (opening != 0) & candidates[rows]
     if int(runs.sum()) < 2 or hit_rows.size == 0:
         return _NONE, np.zeros(0)

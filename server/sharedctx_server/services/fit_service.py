@@ -38,7 +38,7 @@ from ..model import Kind
 from ..offload import selection_worth_a_thread, to_the_end
 from ..segment import excerpt_lines
 from ..state.nscache import NamespaceCache
-from ..state.nsstate import EPOCH_MS, NamespaceState
+from ..state.nsstate import EPOCH_MS, NamespaceState, echoed_command
 from ..state.store import Store
 from ..tokens import TokenCounter
 from .fit_answer import Selected, answer
@@ -249,15 +249,19 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
 
 def _series(state: NamespaceState, slots: npt.NDArray[np.int64], n: int) -> Series:
     """Which of the cut entries in `slots` may be runs of one command: tool outputs of one
-    tool in one thread (hit_items compares how they open, and a log's parts are no runs)."""
+    tool in one thread that echo the same command, or echo none (then hit_items compares
+    how they open). A log's parts are no runs."""
     command = np.zeros(n, dtype=np.int64)
-    ids: dict[tuple[str, int], int] = {}
+    echoed = np.zeros(n, dtype=np.bool_)
+    ids: dict[tuple[str, int, str | None], int] = {}
     for slot in slots.tolist():
-        tool = state.info[slot].tool_name
-        if tool and state.kind[slot] == Kind.TOOL_OUTPUT:
-            key = (tool, int(state.thread_id[slot]))
+        info = state.info[slot]
+        if info.tool_name and state.kind[slot] == Kind.TOOL_OUTPUT:
+            echo = echoed_command(info.relevance_text)
+            key = (info.tool_name, int(state.thread_id[slot]), echo)
             command[slot] = ids.setdefault(key, len(ids) + 1)
-    return Series(command, np.asarray(state.sequence[:n], dtype=np.int64))
+            echoed[slot] = echo is not None
+    return Series(command, np.asarray(state.sequence[:n], dtype=np.int64), echoed)
 
 
 def _relevance_text(state: NamespaceState, row: int) -> str:

@@ -61,6 +61,15 @@ class SlotInfo:
 _COMMAND_ECHO = re.compile(r"^(?:[\w.-]+@[\w.-]+:\S*)?\$ +\S")
 
 
+def echoed_command(text: str) -> str | None:
+    """The command a shell tool's output opens with, spaced as one (`$ make  test`, or after
+    a prompt `dev@box:~/app$ make test`: `make test`), or None."""
+    first = text.split("\n", 1)[0]
+    if _COMMAND_ECHO.match(first) is None:
+        return None
+    return " ".join(first.split("$", 1)[1].split())
+
+
 def name_terms(key: str, meta: EntryMeta) -> list[str]:
     """The BM25 terms that name an entry rather than say what it holds: its key, its tool's
     name and its kind. A query often says where to look ("the Linux log", "the pytest
