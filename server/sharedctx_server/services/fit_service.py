@@ -34,11 +34,10 @@ from ..fit import (
     select_relevant,
     smallest_cost,
 )
-from ..model import Kind
 from ..offload import selection_worth_a_thread, to_the_end
 from ..segment import excerpt_lines
 from ..state.nscache import NamespaceCache
-from ..state.nsstate import EPOCH_MS, NamespaceState, echoed_command
+from ..state.nsstate import EPOCH_MS, NamespaceState
 from ..state.store import Store
 from ..tokens import TokenCounter
 from .fit_answer import Selected, answer
@@ -185,7 +184,7 @@ class FitService:
                 self._marker_tokens,
                 full_costs=None if query.selection.form is Form.FULL else orig,
                 lexical=lexical,
-                series=_series(state, relevance.table.slots, n),
+                series=_series(state, n),
             )
         selection = select_entries(
             scored.scores,
@@ -247,21 +246,10 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
     return Relevance.of(index.table(), raw, eligible, index.segments_of, full)
 
 
-def _series(state: NamespaceState, slots: npt.NDArray[np.int64], n: int) -> Series:
-    """Which of the cut entries in `slots` may be runs of one command: tool outputs of one
-    tool in one thread that echo the same command, or echo none (then hit_items compares
-    how they open). A log's parts are no runs."""
-    command = np.zeros(n, dtype=np.int64)
-    echoed = np.zeros(n, dtype=np.bool_)
-    ids: dict[tuple[str, int, str | None], int] = {}
-    for slot in slots.tolist():
-        info = state.info[slot]
-        if info.tool_name and state.kind[slot] == Kind.TOOL_OUTPUT:
-            echo = echoed_command(info.relevance_text)
-            key = (info.tool_name, int(state.thread_id[slot]), echo)
-            command[slot] = ids.setdefault(key, len(ids) + 1)
-            echoed[slot] = echo is not None
-    return Series(command, np.asarray(state.sequence[:n], dtype=np.int64), echoed)
+def _series(state: NamespaceState, n: int) -> Series:
+    """Which rows may be runs of one command: tool outputs of one tool in one thread that
+    echo the same command, or echo none (then hit_items compares how they open)."""
+    return Series(state.command[:n], state.sequence[:n], state.echoed[:n])
 
 
 def _relevance_text(state: NamespaceState, row: int) -> str:

@@ -64,7 +64,8 @@ _COMMAND_ECHO = re.compile(r"^(?:[\w.-]+@[\w.-]+:\S*)?\$ +\S")
 def echoed_command(text: str) -> str | None:
     """The command a shell tool's output opens with, spaced as one (`$ make  test`, or after
     a prompt `dev@box:~/app$ make test`: `make test`), or None."""
-    first = text.split("\n", 1)[0]
+    end = text.find("\n")
+    first = text if end < 0 else text[:end]
     if _COMMAND_ECHO.match(first) is None:
         return None
     return " ".join(first.split("$", 1)[1].split())
@@ -118,6 +119,11 @@ class NamespaceState:
     reference_counts: FloatArray
     kind: npt.NDArray[np.int8]
     thread_id: IntArray
+    # Tool outputs that may be runs of one command (fit.excerpt_items.series_tails): one id
+    # per tool, thread and echoed command (0: not a tool output); whether the command is
+    # echoed (else runs are told by how they open).
+    command: IntArray
+    echoed: BoolArray
     entry_version: IntArray
     embedded: BoolArray
     embeddings: npt.NDArray[np.float32]
@@ -135,6 +141,7 @@ class NamespaceState:
         # Cut entries (see sharedctx_server.segment): their segments and the segments' BM25.
         self.segments = SegmentIndex()
         self._threads: dict[str, int] = {}
+        self._commands: dict[tuple[str, int, str | None], int] = {}
         self._inbound: Counter[str] = Counter()  # name -> live entries referencing it
         self._name_slot: dict[str, int] = {}  # key or alias -> slot
         self._cached: _Derived | None = None
@@ -167,6 +174,8 @@ class NamespaceState:
         self.reference_counts = grown(None if first else self.reference_counts, np.float64)
         self.kind = grown(None if first else self.kind, np.int8)
         self.thread_id = grown(None if first else self.thread_id, np.int64)
+        self.command = grown(None if first else self.command, np.int64)
+        self.echoed = grown(None if first else self.echoed, np.bool_)
         self.entry_version = grown(None if first else self.entry_version, np.int64)
         self.embedded = grown(None if first else self.embedded, np.bool_)
         self.embeddings = grown(None if first else self.embeddings, np.float32, self.dim)
@@ -213,6 +222,14 @@ class NamespaceState:
         self.markers[slot] = meta.ref_markers
         self.kind[slot] = int(meta.kind)
         self.thread_id[slot] = self._threads.setdefault(meta.thread, len(self._threads))
+        echo = None
+        if meta.kind == Kind.TOOL_OUTPUT and meta.tool_name:
+            echo = echoed_command(full_text)
+            run = (meta.tool_name, int(self.thread_id[slot]), echo)
+            self.command[slot] = self._commands.setdefault(run, len(self._commands) + 1)
+        else:
+            self.command[slot] = 0
+        self.echoed[slot] = echo is not None
         self.entry_version[slot] = stamp.version
         self.set_vector(slot, vector)
         self.info[slot] = SlotInfo(
