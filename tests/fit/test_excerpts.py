@@ -26,7 +26,14 @@ from sharedctx_server.fit import (
     render_excerpt,
     select_entries,
 )
-from sharedctx_server.fit.excerpt_items import BLOCK_MEMBERS, ITEM_EXPONENT, REPEAT_FREE
+from sharedctx_server.fit.excerpt_items import (
+    BLOCK_MEMBERS,
+    ITEM_EXPONENT,
+    REPEAT_FREE,
+    SERIES_SHARE,
+    Series,
+    series_tails,
+)
 from sharedctx_server.fit.excerpts import LEAD, Excerpt, plan_excerpt, smallest_excerpt
 from sharedctx_server.fit.segment_index import HEAD_TERM_SHARE, line_shape
 
@@ -690,3 +697,35 @@ def test_a_line_that_matches_half_as_well_goes_before_a_whole_entry_that_matches
                budget_tokens=both.tokens, keep_recent=0)  # fmt: skip
     assert sel.indices.tolist() == [0] and sel.excerpts[0].covered[:1] == [0]
     assert 7 in sel.excerpts[0].covered and sel.reason_of(1) is Reason.BUDGET
+
+
+def test_the_newest_run_of_a_command_ends_beside_the_older_runs_hits() -> None:
+    # Slots 0, 1, 2: runs of one command (oldest first), opening alike; slot 3: the same
+    # command's output opening otherwise; slot 4: another command.
+    opening, other = ["test", "session", "start"], ["collect", "items"]
+    index = SegmentIndex()
+    for slot, first in ((0, opening), (1, opening), (2, opening), (3, other), (4, opening)):
+        index.add(slot, one_line_segments(3), [first, ["fail", "x"], ["summary"]])
+    table = index.table()
+    series = Series(
+        command=np.array([1, 1, 1, 1, 2]),
+        order=np.array([10, 20, 30, 40, 50]),
+        echoed=np.zeros(5, dtype=np.bool_),
+    )
+    everyone = np.ones(5, dtype=np.bool_)
+    at, score = series_tails(table, series, everyone, np.array([0, 1]), np.array([0.4, 0.6]))
+    # The newest run (slot 2) ends beside them, at SERIES_SHARE of their best hit.
+    assert table.slot_of[at].tolist() == [2] and table.local[at].tolist() == [2]
+    assert score.tolist() == pytest.approx([SERIES_SHARE * 0.6])
+    # Hits of the newest run alone bring nothing; nor of a command run once.
+    assert (
+        series_tails(table, series, everyone, np.array([2, 4]), np.array([1.0, 1.0]))[0].size == 0
+    )
+    # The newest among the candidates stands for the runs; echoed runs need not open alike.
+    no_two = everyone.copy()
+    no_two[2] = False
+    at, _ = series_tails(table, series, no_two, np.array([0]), np.array([0.5]))
+    assert table.slot_of[at].tolist() == [1]
+    echoing = dataclasses.replace(series, echoed=np.array([True, True, True, True, False]))
+    at, _ = series_tails(table, echoing, everyone, np.array([0]), np.array([0.5]))
+    assert table.slot_of[at].tolist() == [3]

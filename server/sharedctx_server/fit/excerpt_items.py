@@ -266,10 +266,11 @@ def series_tails(
     keys = np.stack([command[index], opening[index]])
     _, group = np.unique(keys, axis=1, return_inverse=True)
     group = group.reshape(-1)
-    newest = np.full(int(group.max()) + 1, -1, dtype=np.int64)
-    order = series.order[rows[index]]
-    for k in np.lexsort((order, group)).tolist():  # ascending time within each group
-        newest[group[k]] = k
+    ranked = np.lexsort((series.order[rows[index]], group))  # by group, then time
+    last_of_group = np.ones(ranked.size, dtype=np.bool_)
+    last_of_group[:-1] = group[ranked][1:] != group[ranked][:-1]
+    newest = np.empty(int(group.max()) + 1, dtype=np.int64)
+    newest[group[ranked[last_of_group]]] = ranked[last_of_group]
     # Each row's best hit, then each group's best among its older runs.
     best = np.full(series.command.size, -np.inf)
     np.maximum.at(best, hit_rows, hit_scores)
