@@ -946,3 +946,16 @@ def test_a_paragraph_too_long_for_one_segment_is_cut_into_short_runs() -> None:
     # A paragraph within a segment's size stays whole (alone, it is not cut at all).
     short = "".join(f"svc-{i}\t\t{i}/tcp\n" for i in range(20))
     assert groups(f"{short}\nsvc-x\t\t99/tcp\n", kind="document") == [short, "svc-x\t\t99/tcp"]
+
+
+def test_an_entry_of_very_many_short_lines_is_cut_into_about_max_segments() -> None:
+    # Neighbouring short segments share one past max_segments, each group within the caps;
+    # an entry under it is cut as before.
+    config = SegmentConfig(min_tokens=0, max_segments=500)
+    numbers = "".join(f"{i}\n" for i in range(5000))
+    segments = cut(numbers, "tool_output", config)
+    assert segments is not None and 400 <= len(segments) <= 500
+    assert int(segments.lines.sum()) == 5000 and int(segments.lines.max()) <= config.max_lines
+    assert int(segments.tokens.max()) <= config.max_tokens
+    few = "".join(f"{i}\n" for i in range(300))
+    assert cut(few, "tool_output", config).lines.tolist() == cut(few, "tool_output").lines.tolist()
