@@ -12,11 +12,12 @@ than a short note's work, so small texts stay on the loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Iterable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Iterable
+from typing import ParamSpec, TypeVar
 
-__all__ = ["selection_worth_a_thread", "to_the_end", "worth_a_thread"]
+__all__ = ["off_the_loop_if", "selection_worth_a_thread", "to_the_end", "worth_a_thread"]
 
+P = ParamSpec("P")
 T = TypeVar("T")
 
 # About 5 ms of work: characters, and 16 more for each line.
@@ -35,6 +36,15 @@ def worth_a_thread(texts: Iterable[str]) -> bool:
         if work > _LOOP_WORK:
             return True
     return False
+
+
+async def off_the_loop_if(
+    worth: bool, work: Callable[P, T], *args: P.args, **kwargs: P.kwargs
+) -> T:
+    """`work(*args, **kwargs)`: in a thread when `worth` (worth_a_thread), else right here."""
+    if worth:
+        return await asyncio.to_thread(work, *args, **kwargs)
+    return work(*args, **kwargs)
 
 
 def selection_worth_a_thread(candidates: int, segments: int) -> bool:

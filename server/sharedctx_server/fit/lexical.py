@@ -157,53 +157,26 @@ _SAME_FAILURE = tuple(
 )
 
 
-def _failure_names(folded: str) -> list[str]:
-    """The program name of each failure `folded` says in words, once per mention."""
-    return [
-        name
-        for name, words in _SAME_FAILURE
-        for match in words.finditer(folded)
-        if match.start() == 0 or not folded[match.start() - 1].isalnum()
-    ]
+@functools.lru_cache(maxsize=1 << 16)
+def _word_term(word: str) -> str | None:
+    """A word's term (folded), or None for a stop word or a single letter."""
+    ok = word not in _STOP_WORDS and (
+        len(word) >= 2 or word.isdigit() or _CJK_SINGLE.match(word) is not None
+    )
+    return fold_suffix(word) if ok else None
 
 
 def lexical_terms(text: str) -> list[str]:
     """The terms of `text` for BM25, in order, repeats kept; then each snake_case name's
     parts joined (a name of two or more parts), each dotted name whole and each CamelCase
     name's parts, and the name of a failure said in words (`out of memory`: `oom`)."""
-    plain = strip_ansi(text)
-    if ":" in plain:
-        plain = _TIME_FRACTION.sub(r"\1", plain)
-    folded = plain.casefold()
-    terms = [
-        fold_suffix(t)
-        for t in _TERM.findall(folded)
-        if t not in _STOP_WORDS and (len(t) >= 2 or t.isdigit() or _CJK_SINGLE.match(t) is not None)
-    ]
-    if "_" in folded:
-        for name in _SNAKE.findall(folded):
-            parts = [part for part in name.split("_") if part]
-            if len(parts) >= 2:
-                terms.append(fold_suffix("".join(parts)))
-        terms.extend(_PRIVATE.findall(folded))
-    if "." in folded:
-        terms.extend(name.rstrip(".") for name in _DOTTED.findall(folded))
-    terms.extend(fold_suffix(stem) for stem in _NUMBERED.findall(folded) if stem not in _STOP_WORDS)
-    terms.extend(_failure_names(folded))
-    for name in _CAMEL.findall(plain):
-        parts = _CAMEL_PART.findall(name)
-        if _looks_like_a_name(parts):
-            terms.extend(
-                fold_suffix(part)
-                for part in (p.casefold() for p in parts)
-                if part not in _STOP_WORDS and len(part) >= 2
-            )
-    return terms
+    return _terms([strip_ansi(text)])[0]
 
 
 # Joins the texts of lexical_terms_each: not a term character, so no term crosses it, and
 # no pattern here reads it as part of a word (to each, it is a text's edge).
 _SEPARATOR = "\x00"
+_AT_ZERO = np.zeros(1, dtype=np.int64)  # where the one text of a single-text read starts
 
 
 def lexical_terms_each(texts: Sequence[str]) -> list[list[str]]:
@@ -213,29 +186,28 @@ def lexical_terms_each(texts: Sequence[str]) -> list[list[str]]:
     and its fixed cost per call (a dozen pattern scans, most finding nothing) was most of the
     time: here each extra pattern scans the joined texts once and its finds are dealt out by
     position, and each distinct word is folded once."""
-    if len(texts) < 2 or any(_SEPARATOR in t or "\x1b" in t for t in texts):
-        # A text holding the separator, or escapes to strip (an OSC sequence may run on past
-        # a text's end into the next), is read one by one.
-        return [lexical_terms(t) for t in texts]
-    plain = _SEPARATOR.join(texts)
+    plain = [strip_ansi(t) for t in texts]
+    if not plain:
+        return []
+    if len(plain) > 1 and any(_SEPARATOR in t for t in plain):
+        return [_terms([t])[0] for t in plain]  # a text holding the separator: one by one
+    return _terms(plain)
+
+
+def _terms(texts: list[str]) -> list[list[str]]:
+    """The terms of each of `texts` (without terminal escapes; two or more hold no
+    _SEPARATOR): the words of each, then each extra pattern's finds over all of them, dealt
+    out by position."""
+    one = len(texts) == 1
+    plain = texts[0] if one else _SEPARATOR.join(texts)
     if ":" in plain:
         plain = _TIME_FRACTION.sub(r"\1", plain)
     folded = plain.casefold()
-    folded_parts = folded.split(_SEPARATOR)
-    out: list[list[str]] = []
-    kept: dict[str, str | None] = {}
-    for part in folded_parts:
-        terms = []
-        for t in _TERM.findall(part):
-            term = kept.get(t, "")
-            if term == "":
-                ok = t not in _STOP_WORDS and (
-                    len(t) >= 2 or t.isdigit() or _CJK_SINGLE.match(t) is not None
-                )
-                term = kept[t] = fold_suffix(t) if ok else None
-            if term is not None:
-                terms.append(term)
-        out.append(terms)
+    folded_parts = [folded] if one else folded.split(_SEPARATOR)
+    out = [
+        [term for term in map(_word_term, _TERM.findall(part)) if term is not None]
+        for part in folded_parts
+    ]
     folded_starts = _starts(folded_parts)
     if "_" in folded:
         for at, name in _finds(_SNAKE, folded, folded_starts):
@@ -255,7 +227,8 @@ def lexical_terms_each(texts: Sequence[str]) -> list[list[str]]:
             start = match.start()
             if start == 0 or not folded[start - 1].isalnum():
                 out[at].append(name)
-    for at, name in _finds(_CAMEL, plain, _starts(plain.split(_SEPARATOR))):
+    plain_starts = folded_starts if one else _starts(plain.split(_SEPARATOR))
+    for at, name in _finds(_CAMEL, plain, plain_starts):
         parts = _CAMEL_PART.findall(name)
         if _looks_like_a_name(parts):
             out[at].extend(
@@ -268,6 +241,8 @@ def lexical_terms_each(texts: Sequence[str]) -> list[list[str]]:
 
 def _starts(parts: list[str]) -> npt.NDArray[np.int64]:
     """Where each of `parts` starts in `_SEPARATOR.join(parts)`."""
+    if len(parts) == 1:
+        return _AT_ZERO
     lengths = np.fromiter((len(p) + 1 for p in parts), dtype=np.int64, count=len(parts))
     return np.concatenate(([0], np.cumsum(lengths[:-1])))
 
@@ -279,6 +254,8 @@ def _matches(
     found = list(pattern.finditer(text))
     if not found:
         return []
+    if starts.size == 1:
+        return ((0, m) for m in found)
     where = np.searchsorted(starts, [m.start() for m in found], side="right") - 1
     return zip(where.tolist(), found, strict=True)
 

@@ -636,12 +636,12 @@ def _at_most(starts: list[int], lines: list[str], config: SegmentConfig) -> list
     members = chars = 0
     for a, b in zip(bounds, bounds[1:], strict=False):
         size = _chars(lines, a, b)
-        if out and members < per and chars + size <= config.max_chars:
-            if b - out[-1] <= config.max_lines:
-                members, chars = members + 1, chars + size
-                continue
-        out.append(a)
-        members, chars = 1, size
+        joins = out and members < per and chars + size <= config.max_chars
+        if joins and b - out[-1] <= config.max_lines:
+            members, chars = members + 1, chars + size
+        else:
+            out.append(a)
+            members, chars = 1, size
     return out
 
 

@@ -4,7 +4,6 @@ at put time, and the content hash its embedding is stored under."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -12,7 +11,7 @@ from ..compress import compress
 from ..embedding.codec import content_hash
 from ..fit.factors import error_indicator, forward_references
 from ..model import NewEntry
-from ..offload import worth_a_thread
+from ..offload import off_the_loop_if, worth_a_thread
 from ..segment import Segmenter
 from ..tokens import TokenCounter
 
@@ -29,9 +28,8 @@ class EntryDeriver:
         """The entries with what the server derives filled in."""
         # Off the event loop unless small: a 60 KiB source file held every other RPC for
         # 192 ms on it (benchmarks/put_stall.py).
-        if worth_a_thread(e.content for e in entries):
-            return await asyncio.to_thread(self._derive_all, entries)
-        return self._derive_all(entries)
+        worth = worth_a_thread(e.content for e in entries)
+        return await off_the_loop_if(worth, self._derive_all, entries)
 
     def _derive_all(self, entries: Sequence[NewEntry]) -> list[NewEntry]:
         return [self._derive(e) for e in entries]

@@ -26,7 +26,7 @@ import numpy.typing as npt
 from ..embedding.codec import from_bytes
 from ..fit.segments import Segments
 from ..model import Kind, StoredEntry
-from ..offload import to_the_end, worth_a_thread
+from ..offload import off_the_loop_if, to_the_end, worth_a_thread
 from ..segment import Segmenter
 from .nsstate import NamespaceState
 from .records import Change
@@ -195,10 +195,8 @@ class NamespaceCache:
             # Indexing a large entry's terms and segments takes a while (a 200,000-line output
             # held every other RPC for 3.5 s on the event loop); the namespace's lock, held
             # here, keeps its Fits out meanwhile, as it does while one runs in a thread.
-            if worth_a_thread(e.content for e in found):
-                await asyncio.to_thread(_apply_reads, state, gone, read)
-            else:
-                _apply_reads(state, gone, read)
+            worth = worth_a_thread(e.content for e in found)
+            await off_the_loop_if(worth, _apply_reads, state, gone, read)
             fresh.update((e.meta.content_hash, v) for e, v in read if v is not None)
         missing = state.missing_vectors(shared=fresh)
         if missing and self._on_missing is not None:
