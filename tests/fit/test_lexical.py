@@ -95,6 +95,24 @@ def test_inflections_meet_but_identifiers_stay() -> None:
     ]  # fmt: skip
 
 
+def test_a_path_counts_its_last_two_parts_joined_too() -> None:
+    # "the grpc/aio directory" meets grpc/aio's own header line, not grpc/experimental/aio's.
+    assert lexical_terms("what is in grpc/aio?") == ["grpc", "aio", "grpc/aio"]
+    assert lexical_terms("/srv/venv/site-packages/grpc/aio:")[-1] == "grpc/aio"
+    assert "grpc/aio" not in lexical_terms("/srv/site-packages/grpc/experimental/aio:")
+    assert lexical_terms('File "src/app.py", line 3')[-1] == "src/app.py"
+    # Only the last two: each pair of a long path would make its line longer for BM25.
+    assert [t for t in lexical_terms("/a1/b2/c3/d4") if "/" in t] == ["c3/d4"]
+    # A trailing slash or full stop is not a part; numbers (dates, ratios) are not names.
+    assert lexical_terms("see /usr/lib/.")[-1] == "usr/lib"
+    assert not [t for t in lexical_terms("on 2026/12/06, 3/4 of them, /") if "/" in t]
+
+
+def test_a_long_run_without_a_slash_is_read_in_linear_time() -> None:
+    # Possessive from a run's start: tried from each character, 5,000 took half a second.
+    assert lexical_terms("x" * 200_000 + "/y")[-1] == "x" * 200_000 + "/y"
+
+
 def test_camel_case_names_count_their_parts_too() -> None:
     # The name still matches whole; its parts meet a query that says them as words.
     assert lexical_terms("ConnectionRefusedError: [Errno 111]") == [
@@ -211,6 +229,9 @@ _PIECES = [
     "_private",
     "logs.py",
     "os.path.join",
+    "grpc/aio",
+    "/",
+    "2026/12",
     "10.0.0.1",
     "ConnectionRefusedError",
     "OOMKilled",

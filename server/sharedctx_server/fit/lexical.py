@@ -13,10 +13,11 @@ minus a short list of English function words, and a light suffix folding (`faile
 LoCoMo evidence recall by about two points at every budget. Only regular suffixes of words of
 4+ letters go; identifiers, error codes and numbers are otherwise matched as written. A
 snake_case name counts as its parts and once more joined (a name that starts with an
-underscore, `_records`, once more whole), a dotted name (`logs.py`) as its
-parts and once more whole, a CamelCase name as its parts too, a word with a number at its end
-(`ssh2`) as its letters too, a failure said in words as its program name too (`no such file`:
-`enoent`); the fraction of a time of day is left out (docs/fit.md, "Lexical terms").
+underscore, `_records`, once more whole), a dotted name (`logs.py`) as its parts and once
+more whole, a path's last two parts once more joined (`grpc/aio`), a CamelCase name as its
+parts too, a word with a number at its end (`ssh2`) as its letters too, a failure said in
+words as its program name too (`no such file`: `enoent`); the fraction of a time of day is
+left out (docs/fit.md, "Lexical terms").
 """
 
 from __future__ import annotations
@@ -113,6 +114,16 @@ _PRIVATE = re.compile(r"(?<!\w)_+[^\W\d_]\w*")
 # term, whole, so that a query naming a file meets the line that names it rather than every
 # line that says `logs`. Numbers (`10.0.0.1`, `0.5`) are not names.
 _DOTTED = re.compile(r"(?<![\w.])[^\W\d_][\w-]*(?:\.\w[\w-]*)+")
+# A path (`grpc/aio`, `src/app.py`, `/usr/lib/x86_64-linux-gnu`): its last two parts, when
+# both hold a letter, are one more term (`grpc/aio`), so that a query naming a file or folder
+# with its parent meets its own lines rather than every other folder's of that name
+# (`grpc/experimental/aio`, the hundred `__init__.py`). Only the last two: each pair of a long
+# path made its line longer, and BM25 weighed its other words less (a folder's own header line
+# fell below the line naming it in its parent). Numbers (`2026/12/06`) are not names.
+# Possessive and from the start of a run only: a long run without a slash (base64, a hash)
+# is read once, not tried again from each of its characters.
+_PATH = re.compile(r"(?<![\w.-])[\w.-]*+(?:/[\w.-]*+)+")
+_LETTER = re.compile(r"[^\W\d_]")
 # A CamelCase name (`ConnectionRefusedError`, `OOMKilled`, `getHTTPResponse`): its parts are
 # terms too, so that "connection refused" meets the exception that says it in one word, and
 # the name itself still matches whole. Read before casefolding, which loses the case that
@@ -219,6 +230,11 @@ def _terms(texts: list[str]) -> list[list[str]]:
     if "." in folded:
         for at, name in _finds(_DOTTED, folded, folded_starts):
             out[at].append(name.rstrip("."))
+    if "/" in folded:
+        for at, path in _finds(_PATH, folded, folded_starts):
+            pair = _path_pair(path)
+            if pair is not None:
+                out[at].append(pair)
     for at, stem in _finds(_NUMBERED, folded, folded_starts, group=1):
         if stem not in _STOP_WORDS:
             out[at].append(fold_suffix(stem))
@@ -265,6 +281,15 @@ def _finds(
 ) -> Iterable[tuple[int, str]]:
     """Each match's text (or `group`) with the index of the part it lies in."""
     return ((at, m.group(group)) for at, m in _matches(pattern, text, starts))
+
+
+def _path_pair(path: str) -> str | None:
+    """A path's last two parts joined by a slash, when both hold a letter."""
+    head, slash, last = path.rstrip("/.").rpartition("/")
+    parent = head[head.rfind("/") + 1 :]
+    if slash and _LETTER.search(parent) and _LETTER.search(last):
+        return f"{parent}/{last}"
+    return None
 
 
 def _looks_like_a_name(parts: list[str]) -> bool:
