@@ -66,7 +66,7 @@ def test_inflections_meet_but_identifiers_stay() -> None:
     assert lexical_terms("failed fails failing fail") == ["fail"] * 4
     assert lexical_terms("stories carried class status") == ["story", "carry", "class", "statu"]
     # A word with a number at its end counts as its letters too (`http500`: `http`).
-    assert lexical_terms("http500 v2.3 is a") == ["http500", "v2", "3", "v2.3", "http"]
+    assert lexical_terms("http500 v2.3 is a") == ["http500", "http", "v2", "3", "v2.3"]
     # A dotted name counts whole too, a dotted number does not.
     assert lexical_terms("see logs.py at 10.0.0.1") == [
         "see",
@@ -117,24 +117,31 @@ def test_camel_case_names_count_their_parts_too() -> None:
     # The name still matches whole; its parts meet a query that says them as words.
     assert lexical_terms("ConnectionRefusedError: [Errno 111]") == [
         "connectionrefusederror",
-        "errno",
-        "111",
         "connect",
         "refus",
         "error",
+        "errno",
+        "111",
     ]
     assert lexical_terms("pod OOMKilled") == ["pod", "oomkill", "oom", "kill"]
     assert lexical_terms("getHTTPResponse")[1:] == ["get", "http", "respons"]
     # Words in one case, or capitalised, are not CamelCase.
     assert lexical_terms("ERROR Ubuntu error") == ["error", "ubuntu", "error"]
     # Nor is the mixed case of base64 or a key: `YFdIpHg` does not say "ip".
-    assert lexical_terms("SHA256:9xYFdIpHgQz") == ["sha256", "9xyfdiphgqz", "sha"]
+    assert lexical_terms("SHA256:9xYFdIpHgQz") == ["sha256", "sha", "9xyfdiphgqz"]
+
+
+def test_the_parts_of_a_snake_case_name_are_words_like_any_other() -> None:
+    # A part's own rules hold as they do for a word alone: `KB3121255` says "kb", and
+    # `ResolvePendingTransactions` its words, inside `Package_for_KB3121255` and a longer name.
+    assert "kb" in lexical_terms("Package_for_KB3121255")
+    assert {"resolv", "pend", "transact"} <= set(lexical_terms("Store_ResolvePendingTransactions"))
 
 
 def test_a_numbered_word_counts_as_its_letters_too() -> None:
     # "ssh" meets sshd's `ssh2`, "worker" meets `worker7`; a letter and a number do not split.
     assert lexical_terms("port 4422 ssh2") == ["port", "4422", "ssh2", "ssh"]
-    assert lexical_terms("worker7 e404") == ["worker7", "e404", "worker"]
+    assert lexical_terms("worker7 e404") == ["worker7", "worker", "e404"]
 
 
 def test_a_failure_said_in_words_counts_as_its_program_name_too() -> None:

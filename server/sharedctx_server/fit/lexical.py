@@ -126,15 +126,16 @@ _PATH = re.compile(r"(?<![\w.-])[\w.-]*+(?:/[\w.-]*+)+")
 _LETTER = re.compile(r"[^\W\d_]")
 # A CamelCase name (`ConnectionRefusedError`, `OOMKilled`, `getHTTPResponse`): its parts are
 # terms too, so that "connection refused" meets the exception that says it in one word, and
-# the name itself still matches whole. Read before casefolding, which loses the case that
-# marks the parts.
-_CAMEL = re.compile(r"\b[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z]{2}[a-z])[A-Za-z0-9]*")
+# the name itself still matches whole. Read on each word as written (before casefolding,
+# which loses the case that marks the parts), a snake_case name's parts too.
+_CAMEL = re.compile(r"[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z]{2}[a-z])[A-Za-z0-9]*")
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
 # A word with a number at its end (`ssh2`, `python3`, `worker7`, `sha256`): its letters are a
-# term too, so that "ssh" meets sshd's `port 4422 ssh2` and "worker" meets `worker7`.
-_NUMBERED = re.compile(r"\b([^\W\d_]{2,})\d+\b")
+# term too, so that "ssh" meets sshd's `port 4422 ssh2` and "worker" meets `worker7`. Read on
+# each word, a snake_case name's parts too (`Package_for_KB3121255`: `kb`).
+_NUMBERED = re.compile(r"([^\W\d_]{2,})\d+")
 
 
 # The fraction of a time of day (`14:02:35.504`, `10:00:00,123`): noise, not a number anyone
@@ -177,6 +178,27 @@ def _word_term(word: str) -> str | None:
     return fold_suffix(word) if ok else None
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _word_terms(word: str) -> tuple[str, ...]:
+    """The terms of one word as written (a find of _TERM before casefolding): its own, then,
+    for a word with a number at its end, its letters, and for a CamelCase name, its parts."""
+    folded = word.casefold()
+    terms = [term for term in map(_word_term, _TERM.findall(folded)) if term is not None]
+    numbered = _NUMBERED.fullmatch(folded)
+    if numbered is not None and numbered.group(1) not in _STOP_WORDS:
+        terms.append(fold_suffix(numbered.group(1)))
+    camel = _CAMEL.match(word)
+    if camel is not None:
+        parts = _CAMEL_PART.findall(camel.group())
+        if _looks_like_a_name(parts):
+            terms.extend(
+                fold_suffix(part)
+                for part in (p.casefold() for p in parts)
+                if part not in _STOP_WORDS and len(part) >= 2
+            )
+    return tuple(terms)
+
+
 def lexical_terms(text: str) -> list[str]:
     """The terms of `text` for BM25, in order, repeats kept; then each snake_case name's
     parts joined (a name of two or more parts), each dotted name whole and each CamelCase
@@ -215,9 +237,11 @@ def _terms(texts: list[str]) -> list[list[str]]:
         plain = _TIME_FRACTION.sub(r"\1", plain)
     folded = plain.casefold()
     folded_parts = [folded] if one else folded.split(_SEPARATOR)
+    # Words are found as written, so that a CamelCase name still shows its parts; each distinct
+    # word's terms are made once (_word_terms).
+    plain_parts = [plain] if one else plain.split(_SEPARATOR)
     out = [
-        [term for term in map(_word_term, _TERM.findall(part)) if term is not None]
-        for part in folded_parts
+        [term for word in _TERM.findall(part) for term in _word_terms(word)] for part in plain_parts
     ]
     folded_starts = _starts(folded_parts)
     if "_" in folded:
@@ -235,23 +259,11 @@ def _terms(texts: list[str]) -> list[list[str]]:
             pair = _path_pair(path)
             if pair is not None:
                 out[at].append(pair)
-    for at, stem in _finds(_NUMBERED, folded, folded_starts, group=1):
-        if stem not in _STOP_WORDS:
-            out[at].append(fold_suffix(stem))
     for name, words in _SAME_FAILURE:
         for at, match in _matches(words, folded, folded_starts):
             start = match.start()
             if start == 0 or not folded[start - 1].isalnum():
                 out[at].append(name)
-    plain_starts = folded_starts if one else _starts(plain.split(_SEPARATOR))
-    for at, name in _finds(_CAMEL, plain, plain_starts):
-        parts = _CAMEL_PART.findall(name)
-        if _looks_like_a_name(parts):
-            out[at].extend(
-                fold_suffix(part)
-                for part in (p.casefold() for p in parts)
-                if part not in _STOP_WORDS and len(part) >= 2
-            )
     return out
 
 
