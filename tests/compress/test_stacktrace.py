@@ -148,3 +148,29 @@ def test_a_message_quoting_a_trace_keeps_its_own_words(token_counter: TokenCount
     for line in prose:
         assert line in out
     assert "[... 28 frames omitted]" in out
+
+
+def test_frames_found_from_their_possible_starts_are_those_of_every_line() -> None:
+    # find_frames reads only the lines a frame may start at (outside a Rust backtrace): the
+    # frames of each language, mixed with lines that look almost like them, are the same as
+    # when every line is read.
+    from sharedctx_server.compress.frames import _find_frames, find_frames
+
+    java = "java.lang.IllegalStateException: boom\n" + "".join(
+        f"\tat com.x.Y{i}.run(Y{i}.java:{i})\n" for i in range(4)
+    )
+    node = "TypeError: x\n" + "".join(f"    at fn{i} (/app/f{i}.js:{i}:7)\n" for i in range(3))
+    node += "    at async Promise.all (index 0)\n    at new Foo (native)\n"
+    go = "goroutine 1 [running]:\n" + "".join(
+        f"main.f{i}(0x1)\n\t/app/main.go:{i} +0x1d\n" for i in range(3)
+    )
+    near = "we met at noon\n  at home\n\tnot.go:x\nFile x\n\tat\n"
+    for text in (
+        _python(4) + java + near + node + go + near,
+        near + go + _python(2),
+        "".join("b\n" for _ in range(50)),
+    ):
+        lines = text.splitlines()
+        assert find_frames(lines) == _find_frames(lines, range(len(lines)))
+    # Python 6, Java 4, Node 4 (`Promise.all (index 0)` names no place), Go 3.
+    assert len(find_frames((_python(4) + java + node + go).splitlines())) == 6 + 4 + 4 + 3

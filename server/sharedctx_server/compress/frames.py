@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+import numpy as np
 
 from .whitespace import indentation
 
@@ -34,13 +37,41 @@ def _is_frame_head(line: str) -> bool:
     return bool(_PY_FRAME.match(line) or _AT_FRAME.match(line))
 
 
+# Where a frame may start, found in one scan of the joined lines: a Python or Java/Node frame
+# line, or the line before a Go file line. Outside a Rust backtrace no other line starts one.
+_MAY_START = re.compile(r'^[ \t]*(?:File "|at )|^(?P<go>)(?=\t\S+\.go:\d)', re.MULTILINE)
+
+
 def find_frames(lines: list[str]) -> list[Frame]:
     """Every stack frame in `lines`, in order."""
+    text = "\n".join(lines)
+    if "stack backtrace:" in text or text.count("\n") != len(lines) - 1:
+        return _find_frames(lines, range(len(lines)))
+    # Only the lines a frame may start at are read: a 1 MiB output of short lines went
+    # through three patterns a line, with no frame in it.
+    found = list(_MAY_START.finditer(text))
+    if not found:
+        return []
+    starts = np.cumsum([0, *(len(line) + 1 for line in lines[:-1])])
+    at = np.searchsorted(starts, [m.start() for m in found], side="right") - 1
+    # A Go file line's match is at its own start: the frame starts on the line before it.
+    go = np.array([m["go"] is not None for m in found], dtype=np.bool_)
+    at = np.where(go, at - 1, at)
+    return _find_frames(lines, sorted(set(at[at >= 0].tolist())))
+
+
+def _find_frames(lines: list[str], candidates: Iterable[int]) -> list[Frame]:
+    """The frames that start at `candidates` (ascending line numbers), each line read once."""
     frames: list[Frame] = []
     n = len(lines)
     in_rust = False  # Rust frame numbers look like any numbered list outside a backtrace
     i = 0
-    while i < n:
+    for at in candidates:
+        if at < i:
+            continue  # inside the frame before
+        if at > i:
+            in_rust = False
+        i = at
         line = lines[i]
         if line.strip() == "stack backtrace:":
             in_rust, i = True, i + 1

@@ -12,7 +12,7 @@ from .whitespace import indentation
 __all__ = ["Piece", "compress_stacktrace", "elide_frames"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Piece:
     """Output lines standing for `span` input lines; `frame` marks kept frames and their markers."""
 
