@@ -139,6 +139,27 @@ def test_a_brace_language_keeps_declarations_and_hides_bodies(token_counter: Tok
     assert missing_error_lines(text, result.text) == []
 
 
+def test_a_c_header_keeps_the_declarations_of_its_extern_c_block(
+    token_counter: TokenCounter,
+) -> None:
+    # C and C++ headers wrap their whole API in `extern "C" {`: a declarations block, not a
+    # body (ssl.h had outlined to its comments and includes).
+    lines = ["#ifndef STORE_H", "#define STORE_H", "#ifdef __cplusplus", 'extern "C" {', "#endif"]
+    for m in range(12):
+        lines += [
+            f"/* Reads item {m} of the store. */",
+            f"int store_get{m}(struct store *s, const char *key, size_t len);",
+        ]
+    lines += ["static inline int store_twice(int x) {"]
+    lines += [f"    x = x + {k};" for k in range(60)]
+    lines += ["    return x;", "}", "#ifdef __cplusplus", "}", "#endif", "#endif"]
+    text = "\n".join(lines)
+    out = compress(text, count_tokens=token_counter.count, kind="document").text.split("\n")
+    assert "int store_get7(struct store *s, const char *key, size_t len);" in out
+    assert "static inline int store_twice(int x) {" in out
+    assert "    x = x + 3;" not in out  # a function's body still goes
+
+
 def test_json_documents_one_after_another_are_not_outlined_as_code(
     token_counter: TokenCounter,
 ) -> None:
