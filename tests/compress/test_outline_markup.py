@@ -253,3 +253,24 @@ def test_short_markdown_and_messages_stay_as_written(token_counter: TokenCounter
     long = note * 20
     message = compress(long, count_tokens=token_counter.count, kind="message")
     assert message.compressor != "markup"
+
+
+def test_a_stub_file_keeps_every_declaration(token_counter: TokenCounter) -> None:
+    # A stub (or a header) is all declarations: the outline saves little, and the log
+    # compressor's sizer, whose result was smaller, kept 63 of these 161 lines. Read as
+    # source, the log compressor steps aside.
+    types = ["float", "ArrayLike", "ColorType | None", 'Literal["N", "S"]', "dict | None", "int"]
+    lines = ["from typing import Any, Literal, overload", "from numpy.typing import ArrayLike", ""]
+    for c in range(3):
+        lines += [f"class Arrow{c}(Artist):"]
+        lines += [f"    field_{c}_{k}: {types[k % 6]}" for k in range(12)]
+        for m in range(3):
+            lines += ["    @overload", f"    def draw_{m}(", "        self,"]
+            lines += [f"        param_{c}_{m}_{k}: {types[(k + m) % 6]} = ...," for k in range(8)]
+            lines += ["        **kwargs", "    ) -> None: ...", ""]
+        lines += [f"    def size_{c}(self) -> float: ...", ""]
+    text = "\n".join(lines)
+    result = compress(text, count_tokens=token_counter.count, kind="tool_output")
+    assert result.compressor != "log"
+    kept = result.text.split("\n")
+    assert all(line in kept for line in lines if line.strip())
