@@ -245,8 +245,8 @@ def candidates(source: Source, generic: bool = True) -> tuple[list[Plan], list[S
         whole = _KEPT_WHOLE.get(best.name, "")
         skipped.append(Skipped("log", 0.0, why, fallback=True, kept_whole=whole))
     else:
-        generic = generic_plan(source)
-        if generic.name == "log" and any(p.name == "source" for p in plans):
+        named = generic_plan(source)
+        if named.name == "log" and any(p.name == "source" for p in plans):
             # Read as source (at least structural_min_share of its lines; logs and test
             # output read at most 0.4 here), it is not line output to be sized: the log
             # compressor steps aside as it does for a structure that reads it whole.
@@ -255,5 +255,5 @@ def candidates(source: Source, generic: bool = True) -> tuple[list[Plan], list[S
                 Skipped("log", 0.0, why, fallback=True, kept_whole=_KEPT_WHOLE["source"])
             )
         else:
-            plans.append(generic)
+            plans.append(named)
     return plans, skipped
