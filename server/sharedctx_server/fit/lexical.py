@@ -200,9 +200,11 @@ def _word_terms(word: str) -> tuple[str, ...]:
 
 
 def lexical_terms(text: str) -> list[str]:
-    """The terms of `text` for BM25, in order, repeats kept; then each snake_case name's
-    parts joined (a name of two or more parts), each dotted name whole and each CamelCase
-    name's parts, and the name of a failure said in words (`out of memory`: `oom`)."""
+    """The terms of `text` for BM25, in order, repeats kept, each word's followed by the
+    letters of a word with a number at its end and the parts of a CamelCase name; then each
+    snake_case name's parts joined (a name of two or more parts), each dotted name whole,
+    each path's last two parts, and the name of a failure said in words (`out of memory`:
+    `oom`)."""
     return _terms([strip_ansi(text)])[0]
 
 
