@@ -164,7 +164,8 @@ def generic_plan(source: Source) -> Plan:
     # Numbered lines (`cat -n`) are what follows their numbers: a source file read as a log
     # (a number, then anything) lost its signatures to the log compressor's folding.
     lines = source.read_lines
-    name = detect_lines(lines, source.kind, source.tool_name, config)
+    frames = source.frames if lines is source.lines else None
+    name = detect_lines(lines, source.kind, source.tool_name, config, frames)
     if name == "log" and is_settings(lines, source.kind):
         name = "text"
     if name == "stacktrace":
@@ -173,7 +174,7 @@ def generic_plan(source: Source) -> Plan:
             1.0,
             "stack traces make up most of it",
             lambda: Attempt(
-                "\n".join(compress_stacktrace(source.lines, source.errors, config)),
+                "\n".join(compress_stacktrace(source.lines, source.errors, config, source.frames)),
                 ("the middle frames of long traces",),
             ),
         )
@@ -184,7 +185,9 @@ def generic_plan(source: Source) -> Plan:
             1.0,
             "line-oriented output",
             lambda: Attempt(
-                "\n".join(compress_log(source.lines, source.errors, profile, config)),
+                "\n".join(
+                    compress_log(source.lines, source.errors, profile, config, source.frames)
+                ),
                 ("runs of similar lines (counted)", "lines beyond the sizer's number"),
             ),
         )

@@ -23,7 +23,7 @@ from typing import Literal
 
 from ..fit.terminal import strip_ansi
 from .config import DEFAULT_CONFIG, CompressConfig
-from .frames import find_frames
+from .frames import Frame, find_frames
 from .json_compress import looks_like_json
 from .whitespace import normalise_lines
 
@@ -134,11 +134,17 @@ def _line_oriented(
 
 
 def detect_lines(
-    lines: list[str], kind: str | None, tool_name: str | None, config: CompressConfig
+    lines: list[str],
+    kind: str | None,
+    tool_name: str | None,
+    config: CompressConfig,
+    frames: list[Frame] | None = None,
 ) -> Literal["log", "stacktrace", "text"]:
-    """The compressor for whitespace-normalised `lines` that are not JSON."""
+    """The compressor for whitespace-normalised `lines` that are not JSON (`frames`: their
+    stack frames, when the caller has found them already)."""
     nonblank = [line for line in lines if line.strip()]
-    frames = find_frames(lines)
+    if frames is None:
+        frames = find_frames(lines)
     if len(frames) >= config.min_frames:
         in_trace = sum(f.end - f.start for f in frames)
         in_trace += sum(1 for line in nonblank if _TRACE_LINE.match(line))

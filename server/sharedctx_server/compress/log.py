@@ -37,6 +37,7 @@ from sharedctx_server.fit import SizerProfile
 from .blocks import block_openers
 from .config import CompressConfig
 from .error_lines import line_has_warning
+from .frames import Frame
 from .markers import lines_marker, similar_marker
 from .masking import line_keys
 from .outliers import standing_out
@@ -344,10 +345,15 @@ def _cap(
 
 
 def compress_log(
-    lines: list[str], errors: list[bool], profile: SizerProfile, config: CompressConfig
+    lines: list[str],
+    errors: list[bool],
+    profile: SizerProfile,
+    config: CompressConfig,
+    frames: list[Frame] | None = None,
 ) -> list[str]:
-    """Normalised `lines` (with per-line error flags) compressed as line-oriented output."""
-    records = _records(elide_frames(lines, errors, config), errors)
+    """Normalised `lines` (with per-line error flags) compressed as line-oriented output
+    (`frames`: their stack frames, when the caller has found them already)."""
+    records = _records(elide_frames(lines, errors, config, frames), errors)
     keys = line_keys([r.line for r in records])
     prints = fingerprints(keys)
     units = _collapse_runs(records, prints, config)

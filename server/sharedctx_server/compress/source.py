@@ -6,6 +6,7 @@ from functools import cached_property
 
 from .config import CompressConfig, tool_key
 from .error_lines import ErrorMemo, JudgedLines
+from .frames import Frame, find_frames
 from .numbered import without_numbers
 from .whitespace import normalise_lines
 
@@ -44,6 +45,12 @@ class Source:
     def lines(self) -> list[str]:
         """Whitespace-normalised lines (trailing blanks gone, inner runs collapsed)."""
         return normalise_lines(self.judged.units)
+
+    @cached_property
+    def frames(self) -> list[Frame]:
+        """The stack frames in `lines`: found once for detecting the generic compressor and
+        once more for running it, they cost a scan of the content each time."""
+        return find_frames(self.lines)
 
     @cached_property
     def judged(self) -> JudgedLines:

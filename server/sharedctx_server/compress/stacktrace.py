@@ -35,11 +35,14 @@ def _kept_frames(block: list[Frame], errors: list[bool], config: CompressConfig)
     return keep
 
 
-def elide_frames(lines: list[str], errors: list[bool], config: CompressConfig) -> list[Piece]:
-    """`lines` as pieces, with the middle frames of every long trace replaced by one marker."""
+def elide_frames(
+    lines: list[str], errors: list[bool], config: CompressConfig, frames: list[Frame] | None = None
+) -> list[Piece]:
+    """`lines` as pieces, with the middle frames of every long trace replaced by one marker
+    (`frames`: their stack frames, when the caller has found them already)."""
     elided: dict[int, tuple[int, int, int]] = {}  # first line -> (end line, frame count, indent)
     in_frame = [False] * len(lines)
-    for block in frame_blocks(find_frames(lines)):
+    for block in frame_blocks(find_frames(lines) if frames is None else frames):
         for frame in block:
             for x in range(frame.start, frame.end):
                 in_frame[x] = True
@@ -72,6 +75,8 @@ def elide_frames(lines: list[str], errors: list[bool], config: CompressConfig) -
     return pieces
 
 
-def compress_stacktrace(lines: list[str], errors: list[bool], config: CompressConfig) -> list[str]:
+def compress_stacktrace(
+    lines: list[str], errors: list[bool], config: CompressConfig, frames: list[Frame] | None = None
+) -> list[str]:
     """A trace (or a text holding traces) with the middle of every long frame run elided."""
-    return [line for piece in elide_frames(lines, errors, config) for line in piece.lines]
+    return [line for piece in elide_frames(lines, errors, config, frames) for line in piece.lines]
