@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
@@ -12,6 +13,16 @@ from pathlib import Path
 
 import pytest
 from sharedctx.cli import main
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_output(capsys: pytest.CaptureFixture[str]) -> None:
+    """These tests read the command's stderr line by line. An RPC task that an earlier
+    module's in-process server left pending reports itself to stderr when it is collected,
+    which once happened in the middle of one of them (`Task was destroyed but it is
+    pending!`, a GeneratorExit traceback): collected first, and its report dropped."""
+    gc.collect()
+    capsys.readouterr()
 
 
 def _listing() -> str:
