@@ -629,3 +629,27 @@ async def test_the_newest_run_of_a_command_says_how_it_ended_beside_older_failur
         )  # fmt: skip
         result = await client.fit(NS, "which tests are still failing?", 300, include_content=True)
         assert "14 passed" not in "".join(e.content for e in result.entries)
+
+
+async def test_a_superlative_question_gets_the_row_holding_the_columns_extreme(
+    client: AsyncClient,
+) -> None:
+    # No word of "which pod restarted the most?" is on the row that answers it; the column
+    # of restarts as a whole says which row that is. Both tables are far over the budget.
+    pods = [f"{'NAME':<36}{'READY':<8}{'STATUS':<18}{'RESTARTS':<10}AGE"]
+    for i in range(300):
+        restarts, status = (41, "CrashLoopBackOff") if i == 217 else (i % 4, "Running")
+        pods.append(f"{f'api-7f9c{i:04d}-x{i % 7}':<36}{'1/1':<8}{status:<18}{restarts:<10}3d")
+    sales = ["store,region,revenue,units"]
+    sales += [f"store-{i:03d},north,{1000 + (i * 7919) % 9000},{30 + (i * 37) % 500}"
+              for i in range(400)]  # fmt: skip
+    await client.put(NS, "tool/kubectl-get-pods", "\n".join(pods), kind="tool_output")
+    await client.put(NS, "tool/sales.csv", "\n".join(sales), kind="tool_output")
+    fewest = min(range(400), key=lambda i: 30 + (i * 37) % 500)
+    for query, answer in (
+        ("which pod has restarted the most times?", "api-7f9c0217-x0"),
+        ("which store sold the fewest units?", f"store-{fewest:03d},"),
+    ):
+        result = await client.fit(NS, query, 200, include_content=True)
+        assert result.total_tokens <= 200
+        assert answer in "".join(entry.content for entry in result.entries), query

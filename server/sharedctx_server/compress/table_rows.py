@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["MAX_KEYS", "RowChoice", "choose_rows"]
+__all__ = ["MAX_KEYS", "RowChoice", "choose_rows", "is_id_column", "numeric_values"]
 
 _NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?(?P<unit>[KMGTP]i?B?|%|[kmgt]b|ms|s)?$")
 _UNIT_SCALE = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
@@ -51,7 +51,14 @@ def _number(value: str) -> float | None:
     return number * _UNIT_SCALE.get(unit[:1].upper(), 1.0)
 
 
-def _numeric(values: list[str]) -> list[float | None] | None:
+def is_id_column(name: str) -> bool:
+    """Whether a column numbers or addresses its rows (PID, PORT) rather than measures them."""
+    return _ID_COLUMN.match(name) is not None
+
+
+def numeric_values(values: list[str]) -> list[float | None] | None:
+    """A column's values as numbers (units scaled: 12K is 12,000), None for an empty cell or
+    one that is no number; None for the column when under 80% of its filled cells are."""
     filled = [v for v in values if v]
     if not filled:
         return None
@@ -90,9 +97,9 @@ class _Columns:
         return self._values[c]
 
     def numeric(self, c: int) -> list[float | None] | None:
-        """Column `c` as numbers, None when it does not hold numbers (see `_numeric`)."""
+        """Column `c` as numbers, None when it does not hold numbers (see `numeric_values`)."""
         if c not in self._numbers:
-            self._numbers[c] = _numeric(self.values(c))
+            self._numbers[c] = numeric_values(self.values(c))
         return self._numbers[c]
 
 
@@ -156,7 +163,7 @@ def _rare_and_counted(columns: _Columns, choice: RowChoice) -> None:
 def _largest(columns: _Columns, choice: RowChoice) -> None:
     measured: list[str] = []
     for c, name in enumerate(columns.names):
-        if len(measured) == _TOP_COLUMNS or _ID_COLUMN.match(name):
+        if len(measured) == _TOP_COLUMNS or is_id_column(name):
             continue
         numbers = columns.numeric(c)
         if numbers is None or len({x for x in numbers if x is not None}) < 2:

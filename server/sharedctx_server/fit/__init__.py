@@ -58,6 +58,7 @@ from sharedctx_server.fit.segments import Segments, marker_tokens, omission_mark
 from sharedctx_server.fit.selection import SelectionOptions, select_entries, smallest_cost
 from sharedctx_server.fit.simhash import simhash_many
 from sharedctx_server.fit.strategies import select_recent, select_relevant
+from sharedctx_server.fit.superlatives import query_terms
 from sharedctx_server.fit.turn_excerpts import TurnExcerpts
 from sharedctx_server.fit.turns import (
     ConversationEntry,
@@ -110,6 +111,7 @@ __all__ = [
     "TermStats",
     "lexical_terms",
     "needs_factor",
+    "query_terms",
     "neighbour_gain",
     "resolve_weights",
     "score_candidates",

@@ -33,7 +33,15 @@ import numpy.typing as npt
 
 from sharedctx_server.fit.terminal import strip_ansi
 
-__all__ = ["BM25_B", "BM25_K1", "TermStats", "lexical_terms", "lexical_terms_each"]
+__all__ = [
+    "BM25_B",
+    "BM25_K1",
+    "TermStats",
+    "fold_suffix",
+    "is_stop_word",
+    "lexical_terms",
+    "lexical_terms_each",
+]
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -167,6 +175,11 @@ _SAME_FAILURE = tuple(
         ("emfile", r"too many open files"),
     )
 )
+
+
+def is_stop_word(word: str) -> bool:
+    """Whether `word` (lowercase) is too common to be a term."""
+    return word in _STOP_WORDS
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -24,6 +24,7 @@ from ..fit.segment_index import SegmentIndex
 from ..fit.segments import Segments, is_long_line, line_head
 from ..model import EntryMeta, Kind, StoredEntry
 from ..segment import excerpt_lines
+from ..segment.extremes import extreme_terms
 from .turn_cache import TurnCache
 
 FloatArray = npt.NDArray[np.float64]
@@ -282,6 +283,10 @@ class NamespaceState:
                 )
             ]
         )
+        # The rows holding a table column's largest or smallest value answer "which ... the
+        # most ...?" with no word of the question on them (fit.superlatives).
+        for k, marks in extreme_terms(lines, segments.starts.tolist()).items():
+            per_segment[k] = per_segment[k] + marks
         self.segments.add(slot, segments, per_segment, names)
         rest = lexical_terms("\n".join(tail for tail in tails if tail)) if tails else []
         self.terms.add(slot, [term for terms in per_segment for term in terms] + rest + names)

@@ -1,0 +1,80 @@
+"""Superlative questions over tables: "which process uses the most memory?", "which store sold
+the fewest units?" (docs/excerpts.md, "Superlatives").
+
+No word of such a question is on the row that answers it: the row holds numbers, and which
+number is the largest only the column as a whole tells. So the column decides at indexing
+(segment.extremes): the row holding a column's largest value carries two mark terms, MOST
+alone and MOST with the column's word (`↑`, `↑mem` for `%MEM`), the row holding its smallest
+LEAST and LEAST with the word. A query with a superlative asks for the bare mark and the
+marks of its words, and BM25 does the rest: a mark is on a few rows of a namespace, so it
+weighs as a rare term, and the row that answers matches two, as the question says two things
+of it (the most, of memory), however long the row (a `ps` row's command line) is.
+
+A query word asks for a column whose word begins it ("memory" for `%MEM`, "restarted" for
+`RESTARTS`, both folded like every term): the query asks for each of its words' prefixes of
+three letters or more, of which only a column's word can exist in the index. An adjective that
+names its quantity ("largest", "slowest") also asks for the columns that usually hold it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .lexical import fold_suffix, is_stop_word, lexical_terms
+
+__all__ = ["LEAST", "MOST", "column_words", "query_terms", "superlative_terms"]
+
+# Not word characters, so no term of any text can be a mark.
+MOST = "↑"
+LEAST = "↓"
+
+_MOST_WORDS = frozenset(
+    "most largest biggest highest greatest heaviest longest slowest maximum".split()
+)
+_LEAST_WORDS = frozenset("least fewest smallest lowest shortest fastest minimum".split())
+_SIZE = ("size",)
+_TIME = ("time", "duration", "elapsed")
+# The columns an adjective asks about without naming them ("the largest file": its size).
+_IMPLIED = {
+    "largest": _SIZE,
+    "biggest": _SIZE,
+    "smallest": _SIZE,
+    "longest": _TIME,
+    "shortest": _TIME,
+    "slowest": _TIME,
+    "fastest": _TIME,
+}
+_SHORTEST_WORD = 3  # a column's word, or the prefix of a query word that may name it
+_WORD = re.compile(r"[a-z]+")
+
+
+def column_words(name: str) -> list[str]:
+    """The words a column is asked by: its name's runs of letters, folded (`%MEM`: mem,
+    `MEMORY(bytes)`: memory, byte; `RESTARTS`: restart)."""
+    words = (fold_suffix(word) for word in _WORD.findall(name.lower()))
+    return list(dict.fromkeys(word for word in words if len(word) >= _SHORTEST_WORD))
+
+
+def superlative_terms(query: str) -> list[str]:
+    """The mark terms `query` asks for: none without a superlative word."""
+    words = _WORD.findall(query.lower())
+    marks = {MOST for word in words if word in _MOST_WORDS}
+    marks |= {LEAST for word in words if word in _LEAST_WORDS}
+    if not marks:
+        return []
+    asked: dict[str, None] = {}
+    for word in words:
+        if word in _MOST_WORDS or word in _LEAST_WORDS:
+            asked.update(dict.fromkeys(_IMPLIED.get(word, ())))
+            continue
+        if is_stop_word(word):
+            continue
+        folded = fold_suffix(word)
+        for end in range(_SHORTEST_WORD, len(folded) + 1):
+            asked[folded[:end]] = None
+    return [*sorted(marks), *(mark + word for mark in sorted(marks) for word in asked)]
+
+
+def query_terms(query: str) -> list[str]:
+    """A Fit query's BM25 terms: its words' (lexical_terms), then its superlatives' marks."""
+    return lexical_terms(query) + superlative_terms(query)

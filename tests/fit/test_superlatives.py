@@ -1,0 +1,46 @@
+"""Superlative questions: which query words ask for a column's largest or smallest row."""
+
+from __future__ import annotations
+
+from sharedctx_server.fit import lexical_terms, query_terms
+from sharedctx_server.fit.superlatives import LEAST, MOST, column_words, superlative_terms
+
+
+def test_a_column_is_asked_by_its_names_words_folded() -> None:
+    assert column_words("%MEM") == ["mem"]
+    assert column_words("MEMORY(bytes)") == ["memory", "byt"]  # as "bytes" in any text
+    assert column_words("RESTARTS") == ["restart"]
+    assert column_words("ID") == []  # too short to be asked by a prefix
+
+
+def test_a_query_without_a_superlative_asks_for_no_mark() -> None:
+    assert superlative_terms("how much memory does the worker use?") == []
+    assert superlative_terms("") == []
+
+
+def test_a_superlative_asks_for_each_words_prefixes_so_memory_finds_mem() -> None:
+    terms = superlative_terms("which process uses the most memory?")
+    assert MOST + "mem" in terms and MOST + "memory" in terms
+    assert MOST + "process" in terms
+    assert MOST + "me" not in terms  # prefixes of three letters or more
+    assert not any(term.startswith(LEAST) for term in terms)
+    # Stop words and the superlative itself ask for nothing.
+    assert MOST + "whi" not in terms and MOST + "mos" not in terms
+
+
+def test_words_are_folded_as_column_names_are() -> None:
+    asked = superlative_terms("which pod restarted the most times?")
+    assert MOST + column_words("RESTARTS")[0] in asked
+
+
+def test_fewest_asks_for_the_smallest_and_an_adjective_names_its_quantity() -> None:
+    assert LEAST + "unit" in superlative_terms("which store sold the fewest units?")
+    assert MOST + "size" in superlative_terms("what is the largest file?")
+    assert LEAST + "duration" in superlative_terms("which test was fastest?")
+
+
+def test_query_terms_are_the_lexical_terms_then_the_marks() -> None:
+    query = "which process uses the most memory?"
+    assert query_terms(query) == lexical_terms(query) + superlative_terms(query)
+    # A mark is no word: no text's terms can hold one.
+    assert not any(t.startswith((MOST, LEAST)) for t in lexical_terms(f"{MOST}mem {LEAST}cpu"))

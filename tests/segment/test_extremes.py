@@ -1,0 +1,72 @@
+"""Mark terms on the segments that hold a table column's largest or smallest value."""
+
+from __future__ import annotations
+
+from sharedctx_server.fit.superlatives import LEAST, MOST, column_words
+from sharedctx_server.segment.extremes import MAX_TIES, extreme_terms
+
+_PROCESSES = [
+    ("root", 1, 0.0, 0.1, 167740, 11392, "?", "Ss", "Dec01", "0:05", "/sbin/init"),
+    ("root", 412, 0.0, 0.3, 48212, 30112, "?", "Ss", "Dec01", "0:01", "systemd-journald"),
+    ("app", 2210, 12.5, 31.2, 9154340, 2562040, "?", "Sl", "09:12", "41:07", "python -m trainer"),
+    ("app", 2301, 3.1, 4.0, 1254340, 328104, "?", "Sl", "09:13", "2:11", "redis-server *:6379"),
+    ("root", 3120, 0.0, 0.0, 7060, 3200, "pts/0", "R+", "11:40", "0:00", "ps aux"),
+]
+_ROW = "{:<8} {:>7} {:>4} {:>4} {:>8} {:>8} {:<8} {:<4} {:<5} {:>6} {}"
+# As `ps aux` prints it: numbers right-aligned under their column's name.
+PS = [
+    _ROW.format(
+        "USER", "PID", "%CPU", "%MEM", "VSZ", "RSS", "TTY", "STAT", "START", "TIME", "COMMAND"
+    ),
+    *(_ROW.format(*process) for process in _PROCESSES),
+]
+
+
+def marks_by_line(lines: list[str]) -> dict[int, list[str]]:
+    """Marks per line: every line a segment of its own."""
+    return extreme_terms(lines, list(range(len(lines))))
+
+
+def test_the_rows_holding_a_columns_largest_and_smallest_carry_its_marks() -> None:
+    marks = marks_by_line(PS)
+    assert MOST + "mem" in marks[3] and MOST + "cpu" in marks[3] and MOST + "rss" in marks[3]
+    assert LEAST + "rss" in marks[5] and LEAST + "vsz" in marks[5]
+    # PID numbers its rows: its largest is no answer to anything.
+    assert not any(term.endswith("pid") for terms in marks.values() for term in terms)
+
+
+def test_a_value_shared_by_more_rows_than_max_ties_marks_none() -> None:
+    marks = marks_by_line(PS)
+    # %CPU is 0.0 in three rows; fewer than MAX_TIES + 1, so each carries the mark.
+    assert MAX_TIES >= 3
+    assert [line for line, terms in marks.items() if LEAST + "cpu" in terms] == [1, 2, 5]
+    zeros = [PS[0], *[PS[5].replace("ps aux", f"sleep {i}") for i in range(MAX_TIES + 1)], PS[3]]
+    tied = marks_by_line(zeros)
+    assert not any(LEAST + "cpu" in terms for terms in tied.values())
+    assert MOST + "cpu" in tied[len(zeros) - 1]
+
+
+def test_marks_go_to_the_segment_holding_the_row() -> None:
+    marks = extreme_terms(PS, [0, 2, 4])  # header and init; journald and trainer; redis and ps
+    assert MOST + "mem" in marks[1] and LEAST + "rss" in marks[2]
+
+
+def test_text_without_a_headed_table_has_no_marks() -> None:
+    log = [
+        f"2026-12-06 10:00:{i:02d} INFO worker processed batch {i} in {i * 7} ms" for i in range(30)
+    ]
+    assert extreme_terms(log, list(range(len(log)))) == {}
+    headerless = ["12 a.txt", "400 b.txt", "7 c.txt", "90 d.txt", "33 e.txt"]
+    assert extreme_terms(headerless, list(range(len(headerless)))) == {}
+
+
+def test_a_csv_column_is_marked_by_its_name() -> None:
+    rows = ["store,region,revenue,units"] + [
+        f"store-{i},north,{1000 + 37 * i},{50 + (i * 13) % 41}" for i in range(20)
+    ]
+    marks = marks_by_line(rows)
+    (revenue,) = column_words("revenue")
+    assert MOST + revenue in marks[20]
+    assert LEAST + revenue in marks[1]
+    fewest = min(range(20), key=lambda i: 50 + (i * 13) % 41)
+    assert LEAST + "unit" in marks[fewest + 1]
