@@ -409,6 +409,33 @@ def pip_list(tmp: Path, seed: int) -> Produced:
     ]
 
 
+def ps_processes(tmp: Path, seed: int) -> Produced:
+    """ps aux: this machine's processes, asked which uses the most of a resource."""
+    if not have("ps"):
+        raise Skip("ps is not installed")
+    text = run(["ps", "aux"])
+    out = Output("tool/ps-aux", "ps", "ps aux", text)
+    lines = text.splitlines()
+    header = lines[0].split() if lines else []
+    rows = [line.split(None, len(header) - 1) for line in lines[1:]]
+    rows = [row for row in rows if len(row) == len(header)]
+    questions = []
+    for column, query in (
+        ("%MEM", "which process uses the most memory?"),
+        ("%CPU", "which process is using the most CPU?"),
+    ):
+        if column not in header or "PID" not in header:
+            raise Skip(f"ps aux printed no {column} or PID column")
+        at, pid = header.index(column), header.index("PID")
+        top = max((float(row[at]) for row in rows), default=None)
+        tops = [row for row in rows if float(row[at]) == top]
+        # An extreme that many rows share (every %CPU 0.0) points at no one process.
+        if top is not None and len(tops) <= 3:
+            answers = tuple((row[pid], row[-1][:20]) for row in tops)
+            questions.append(Question(out.key, query, answers, True))
+    return out, questions
+
+
 # Prints Python's build configuration the way an API or a function-calling tool answers: JSON
 # on one line.
 CONFIG_JSON = "import json, sysconfig; print(json.dumps(sysconfig.get_config_vars(), default=str))"
@@ -474,6 +501,7 @@ BUILDERS: tuple[Callable[[Path, int], Produced], ...] = (
     git_history,
     find_stdlib,
     pip_list,
+    ps_processes,
     python_config_json,
     scheduler_log,
 )
