@@ -326,6 +326,12 @@ def ls_package(tmp: Path, seed: int) -> Produced:
         if len(names) == 2:
             query = f"what files are in the {package.name}/{sub.name} directory?"
             questions.append(Question(out.key, query, (tuple(names),)))
+    # Asked without its name: the answer is whichever file the sizes say is the largest.
+    largest = max(f.stat().st_size for f in files)
+    answers = tuple((f.name,) for f in files if f.stat().st_size == largest)
+    questions.append(
+        Question(out.key, f"which is the largest file in the {package.name} package?", answers)
+    )
     return out, questions
 
 

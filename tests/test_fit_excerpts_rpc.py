@@ -645,10 +645,16 @@ async def test_a_superlative_question_gets_the_row_holding_the_columns_extreme(
               for i in range(400)]  # fmt: skip
     await client.put(NS, "tool/kubectl-get-pods", "\n".join(pods), kind="tool_output")
     await client.put(NS, "tool/sales.csv", "\n".join(sales), kind="tool_output")
+    # A listing's sizes have no header; `du` sizes folders, and the last line is their total.
+    du = [f"{(i * 7919) % 50000 + 8}\tsite-packages/pkg_{i:03d}" for i in range(300)]
+    du[123] = "812344\tsite-packages/playwright"
+    du.append("4912344\tsite-packages")
+    await client.put(NS, "tool/du", "\n".join(du), kind="tool_output", tool_name="bash")
     fewest = min(range(400), key=lambda i: 30 + (i * 37) % 500)
     for query, answer in (
         ("which pod has restarted the most times?", "api-7f9c0217-x0"),
         ("which store sold the fewest units?", f"store-{fewest:03d},"),
+        ("which package takes the most disk space?", "site-packages/playwright"),
     ):
         result = await client.fit(NS, query, 200, include_content=True)
         assert result.total_tokens <= 200

@@ -70,3 +70,27 @@ def test_a_csv_column_is_marked_by_its_name() -> None:
     assert LEAST + revenue in marks[1]
     fewest = min(range(20), key=lambda i: 50 + (i * 13) % 41)
     assert LEAST + "unit" in marks[fewest + 1]
+
+
+LS = """\
+total 2104
+drwxr-xr-x 2 dev dev    4096 Dec  2 02:05 cache
+-rw-r--r-- 1 dev dev     512 Dec  2 02:05 notes.txt
+-rw-r--r-- 1 dev dev 1843200 Dec  2 02:05 model.onnx
+-rw-r--r-- 1 dev dev   20480 Dec  2 02:05 vocab.txt
+-rw-r--r-- 1 dev dev      64 Dec  2 02:05 .env
+""".splitlines()
+
+
+def test_a_listings_largest_and_smallest_files_are_marked_as_sizes_only_when_it_is_one() -> None:
+    marks = extreme_terms(LS, list(range(len(LS))), listing=True)
+    (size,) = column_words("size")
+    assert marks == {3: [MOST, MOST + size], 5: [LEAST, LEAST + size]}
+    # Reading a listing is too slow to try on every text: only when its compressor said so.
+    assert extreme_terms(LS, list(range(len(LS)))) == {}
+
+
+def test_in_du_a_folder_whose_contents_are_listed_is_their_total_not_an_answer() -> None:
+    du = ["8\tsite/jsonpointer", "324\tsite/hf_xet", "93104\tsite/playwright", "93436\tsite"]
+    marks = extreme_terms(du, list(range(len(du))), listing=True)
+    assert MOST in marks[2] and LEAST in marks[0] and 3 not in marks

@@ -245,15 +245,24 @@ class NamespaceState:
             references=meta.references,
             relevance_text=full_text[:_RELEVANCE_TEXT_CHARS],
         )
-        self._index_text(slot, full_text, meta.segments, name_terms(entry.key, meta))
+        self._index_text(
+            slot,
+            full_text,
+            meta.segments,
+            name_terms(entry.key, meta),
+            listing=meta.compressor == "listing",
+        )
         self._link(slot)
         self._changed(slot)
 
-    def _index_text(self, slot: int, text: str, packed: bytes, names: list[str]) -> None:
+    def _index_text(
+        self, slot: int, text: str, packed: bytes, names: list[str], listing: bool
+    ) -> None:
         """BM25 terms of the entry and, for a cut entry, of each segment (the entry's terms
         are its segments' together: the text is tokenised once). `names` (name_terms) count
         once in the entry and once in every segment: a line of `Linux/lines-0001-0500` is a
-        Linux line, though the word is not on it."""
+        Linux line, though the word is not on it. `listing`: the text was compressed as a
+        directory listing (segment.extremes reads its sizes)."""
         segments = Segments.unpack(packed) if packed else None
         lines = excerpt_lines(text) if segments is not None else []
         if segments is None or segments.total_lines != len(lines):
@@ -285,7 +294,7 @@ class NamespaceState:
         )
         # The rows holding a table column's largest or smallest value answer "which ... the
         # most ...?" with no word of the question on them (fit.superlatives).
-        for k, marks in extreme_terms(lines, segments.starts.tolist()).items():
+        for k, marks in extreme_terms(lines, segments.starts.tolist(), listing).items():
             per_segment[k] = per_segment[k] + marks
         self.segments.add(slot, segments, per_segment, names)
         rest = lexical_terms("\n".join(tail for tail in tails if tail)) if tails else []
