@@ -37,6 +37,10 @@ def test_fewest_asks_for_the_smallest_and_an_adjective_names_its_quantity() -> N
     assert LEAST + "unit" in superlative_terms("which store sold the fewest units?")
     assert MOST + "size" in superlative_terms("what is the largest file?")
     assert LEAST + "duration" in superlative_terms("which test was fastest?")
+    # Also a word that is no superlative itself, in a superlative question.
+    assert MOST + "price" in superlative_terms("which is the most expensive product?")
+    assert LEAST + "price" in superlative_terms("what is the cheapest plan?")
+    assert superlative_terms("is the plan expensive?") == []
 
 
 def test_query_terms_are_the_lexical_terms_then_the_marks() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from sharedctx_server.fit.superlatives import LEAST, MOST, column_words
 from sharedctx_server.segment.extremes import MAX_TIES, extreme_terms
 
@@ -94,3 +96,26 @@ def test_in_du_a_folder_whose_contents_are_listed_is_their_total_not_an_answer()
     du = ["8\tsite/jsonpointer", "324\tsite/hf_xet", "93104\tsite/playwright", "93436\tsite"]
     marks = extreme_terms(du, list(range(len(du))), listing=True)
     assert MOST in marks[2] and LEAST in marks[0] and 3 not in marks
+
+
+def test_a_numeric_json_field_shared_by_records_is_a_column_named_by_its_key() -> None:
+    records = [{"sku": f"SKU-{i}", "price": [19.5, 7.25, 410.0, 88.0, 12.0][i], "id": i}
+               for i in range(5)]  # fmt: skip
+    lines = json.dumps({"items": records}, indent=2).splitlines()
+    marks = marks_by_line(lines)
+    (price,) = column_words("price")
+    assert [lines[k] for k, terms in marks.items() if MOST + price in terms] == [
+        '      "price": 410.0,'
+    ]
+    assert [lines[k] for k, terms in marks.items() if LEAST + price in terms] == [
+        '      "price": 7.25,'
+    ]
+    assert not any(term.endswith("id") for terms in marks.values() for term in terms)
+    # JSON Lines: each record on a line of its own.
+    jsonl = [json.dumps(record) for record in records]
+    assert MOST + price in marks_by_line(jsonl)[2]
+
+
+def test_a_json_key_on_fewer_lines_than_records_make_is_no_column() -> None:
+    config = json.dumps({"workers": 4, "timeout": 30, "retries": 3}, indent=2).splitlines()
+    assert marks_by_line(config) == {}

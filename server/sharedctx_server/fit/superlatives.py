@@ -12,8 +12,9 @@ of it (the most, of memory), however long the row (a `ps` row's command line) is
 
 A query word asks for a column whose word begins it ("memory" for `%MEM`, "restarted" for
 `RESTARTS`, both folded like every term): the query asks for each of its words' prefixes of
-three letters or more, of which only a column's word can exist in the index. An adjective that
-names its quantity ("largest", "slowest") also asks for the columns that usually hold it.
+three letters or more, of which only a column's word can exist in the index. A word that names
+its quantity ("largest", "slowest", "expensive") also asks for the columns that usually hold
+it.
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ MOST = "↑"
 LEAST = "↓"
 
 _MOST_WORDS = frozenset(
-    "most largest biggest highest greatest heaviest longest slowest maximum".split()
+    "most largest biggest highest greatest heaviest longest slowest maximum costliest".split()
 )
-_LEAST_WORDS = frozenset("least fewest smallest lowest shortest fastest minimum".split())
+_LEAST_WORDS = frozenset("least fewest smallest lowest shortest fastest minimum cheapest".split())
 _SIZE = ("size",)
-_TIME = ("time", "duration", "elapsed")
-# The columns an adjective asks about without naming them ("the largest file": its size).
+_TIME = ("time", "duration", "elapsed", "latency")
+_PRICE = ("price", "cost")
+# The columns a word of a superlative question asks about without naming them ("the largest
+# file": its size; "the most expensive": its price).
 _IMPLIED = {
     "largest": _SIZE,
     "biggest": _SIZE,
@@ -43,6 +46,9 @@ _IMPLIED = {
     "shortest": _TIME,
     "slowest": _TIME,
     "fastest": _TIME,
+    "cheapest": _PRICE,
+    "expensive": _PRICE,
+    "costliest": _PRICE,
 }
 _SHORTEST_WORD = 3  # a column's word, or the prefix of a query word that may name it
 _WORD = re.compile(r"[a-z]+")
@@ -64,10 +70,8 @@ def superlative_terms(query: str) -> list[str]:
         return []
     asked: dict[str, None] = {}
     for word in words:
-        if word in _MOST_WORDS or word in _LEAST_WORDS:
-            asked.update(dict.fromkeys(_IMPLIED.get(word, ())))
-            continue
-        if is_stop_word(word):
+        asked.update(dict.fromkeys(_IMPLIED.get(word, ())))
+        if word in _MOST_WORDS or word in _LEAST_WORDS or is_stop_word(word):
             continue
         folded = fold_suffix(word)
         for end in range(_SHORTEST_WORD, len(folded) + 1):

@@ -8,12 +8,15 @@ have no header: the largest and the smallest entry of the whole listing are mark
 rows of a column named "size", folders left out (in `ls -l` a folder's size is its own
 block's; in `du`, where leaf folders are what is sized, a folder whose contents are listed is
 their total).
+And JSON records: a numeric field that many records share (the lines holding `"price": 12.5`
+at one indentation, or on the lines of JSON Lines) is a column named by its key.
 A value that more than MAX_TIES rows share marks none of them: a question for the smallest of
 a column of zeros has no one row to point at.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
@@ -25,6 +28,11 @@ from ..fit.superlatives import LEAST, MOST, column_words
 __all__ = ["MAX_TIES", "extreme_terms"]
 
 MAX_TIES = 3
+_MIN_RECORDS = 4  # lines holding a JSON key's number before the key reads as a column
+# A JSON member whose value is a number; the key is at most 64 characters.
+_JSON_NUMBER = re.compile(
+    r'"((?:[^"\\]|\\.){1,64})"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*(?=[,}\]]|$)'
+)
 
 
 def extreme_terms(
@@ -40,11 +48,26 @@ def extreme_terms(
             found.extend(_table_marks(table))
     if listing:
         found.extend(_listing_marks(lines))
+    found.extend(_json_marks(lines))
     marks: dict[int, list[str]] = {}
     for line, terms in found:
         marks.setdefault(bisect_right(starts, line) - 1, []).extend(terms)
     # Once each: a row holding the largest of three columns is no more the answer.
     return {k: list(dict.fromkeys(terms)) for k, terms in marks.items()}
+
+
+def _marked(rows: Sequence[tuple[int, float]], words: list[str]) -> list[tuple[int, list[str]]]:
+    """(line, mark terms) of the rows (line, value) holding the largest and the smallest
+    value, each when at most MAX_TIES rows hold it."""
+    values = {value for _, value in rows}
+    if len(values) < 2:
+        return []
+    found: list[tuple[int, list[str]]] = []
+    for mark, value in ((MOST, max(values)), (LEAST, min(values))):
+        at = [line for line, x in rows if x == value]
+        if len(at) <= MAX_TIES:
+            found.extend((line, [mark, *(mark + word for word in words)]) for line in at)
+    return found
 
 
 def _table_marks(table: Table) -> list[tuple[int, list[str]]]:
@@ -55,17 +78,9 @@ def _table_marks(table: Table) -> list[tuple[int, list[str]]]:
         if not words or is_id_column(name):
             continue
         numbers = numeric_values([row[c] if c < len(row) else "" for row in table.values])
-        if numbers is None:
-            continue
-        present = [x for x in numbers if x is not None]
-        if len(set(present)) < 2:
-            continue
-        for mark, value in ((MOST, max(present)), (LEAST, min(present))):
-            rows = [r for r, x in enumerate(numbers) if x == value]
-            if len(rows) <= MAX_TIES:
-                found.extend(
-                    (table.rows[r], [mark, *(mark + word for word in words)]) for r in rows
-                )
+        if numbers is not None:
+            rows = [(table.rows[r], x) for r, x in enumerate(numbers) if x is not None]
+            found.extend(_marked(rows, words))
     return found
 
 
@@ -83,15 +98,12 @@ def _listing_marks(lines: list[str]) -> list[tuple[int, list[str]]]:
         if isinstance(item, Entry) and item.size is not None and not item.is_dir
     ]
     at = _entry_lines(lines, entries)
-    sizes = [entry.size for entry in entries if entry.size is not None]
-    if at is None or len(set(sizes)) < 2:
+    if at is None:
         return []
-    found: list[tuple[int, list[str]]] = []
-    for mark, size in ((MOST, max(sizes)), (LEAST, min(sizes))):
-        rows = [k for k, entry in enumerate(entries) if entry.size == size]
-        if len(rows) <= MAX_TIES:
-            found.extend((at[k], [mark, *(mark + word for word in _SIZE_WORDS)]) for k in rows)
-    return found
+    return _marked(
+        [(line, float(entry.size or 0)) for line, entry in zip(at, entries, strict=True)],
+        _SIZE_WORDS,
+    )
 
 
 def _entry_lines(lines: list[str], entries: list[Entry]) -> list[int] | None:
@@ -108,3 +120,21 @@ def _entry_lines(lines: list[str], entries: list[Entry]) -> list[int] | None:
         at.append(i)
         i += 1
     return at
+
+
+def _json_marks(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """(line, mark terms) of the records holding a numeric JSON field's largest or smallest
+    value: a key at one indentation, on _MIN_RECORDS lines or more, is a column."""
+    columns: dict[tuple[int, str], list[tuple[int, float]]] = {}
+    for i, line in enumerate(lines):
+        if '":' not in line and '" :' not in line:
+            continue  # most lines of most texts: no JSON member at all
+        indent = len(line) - len(line.lstrip())
+        for member in _JSON_NUMBER.finditer(line):
+            columns.setdefault((indent, member[1]), []).append((i, float(member[2])))
+    found: list[tuple[int, list[str]]] = []
+    for (_, key), rows in columns.items():
+        words = column_words(key)
+        if len(rows) >= _MIN_RECORDS and words and not is_id_column(key):
+            found.extend(_marked(rows, words))
+    return found
