@@ -650,11 +650,17 @@ async def test_a_superlative_question_gets_the_row_holding_the_columns_extreme(
     du[123] = "812344\tsite-packages/playwright"
     du.append("4912344\tsite-packages")
     await client.put(NS, "tool/du", "\n".join(du), kind="tool_output", tool_name="bash")
+    # JSON Lines: a key holding a number in every record is a column named by the key.
+    access = [json.dumps({"route": "/api/cart", "latency_ms": 10 + (i * 31) % 90, "req": f"r{i}"})
+              for i in range(600)]  # fmt: skip
+    access[444] = access[444].replace('"latency_ms": ', '"latency_ms": 4821')
+    await client.put(NS, "tool/access.jsonl", "\n".join(access), kind="tool_output")
     fewest = min(range(400), key=lambda i: 30 + (i * 37) % 500)
     for query, answer in (
         ("which pod has restarted the most times?", "api-7f9c0217-x0"),
         ("which store sold the fewest units?", f"store-{fewest:03d},"),
         ("which package takes the most disk space?", "site-packages/playwright"),
+        ("which request was the slowest?", '"req": "r444"'),
     ):
         result = await client.fit(NS, query, 200, include_content=True)
         assert result.total_tokens <= 200
