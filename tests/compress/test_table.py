@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from sharedctx_server.compress import compress, explain, missing_error_lines
+from sharedctx_server.compress.table_rows import numeric_values
 from sharedctx_server.tokens import TokenCounter
 
 
@@ -226,3 +227,12 @@ def test_counts_name_a_last_single_value_rather_than_one_other() -> None:
         tally(seven, limit=5) == "Created 5, Pulled 4, Started 1, Killing 1, BackOff 1, Evicted 1"
     )
     assert tally(seven + ["Pulling"], limit=5).endswith(", 2 other")
+
+
+def test_numbers_are_read_with_their_units_and_ages_as_seconds() -> None:
+    assert numeric_values(["850ms", "1.2s", "12ms"]) == [0.85, 1.2, 0.012]
+    assert numeric_values(["250m", "1200m", "3"]) == [0.25, 1.2, 3.0]  # millicores
+    assert numeric_values(["12Mi", "1.5Gi"]) == [12e6, 1.5e9]
+    # In a column with hours, days or two units, `5m` is five minutes.
+    assert numeric_values(["45s", "6m58s", "5m", "2d"]) == [45.0, 418.0, 300.0, 172800.0]
+    assert numeric_values(["ok", "failed", "3"]) is None

@@ -41,6 +41,8 @@ def test_fewest_asks_for_the_smallest_and_an_adjective_names_its_quantity() -> N
     assert MOST + "price" in superlative_terms("which is the most expensive product?")
     assert LEAST + "price" in superlative_terms("what is the cheapest plan?")
     assert superlative_terms("is the plan expensive?") == []
+    assert MOST + "age" in superlative_terms("which pod is the oldest?")
+    assert LEAST + "age" in superlative_terms("which pod is the newest?")
 
 
 def test_query_terms_are_the_lexical_terms_then_the_marks() -> None:

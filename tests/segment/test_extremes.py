@@ -119,3 +119,21 @@ def test_a_numeric_json_field_shared_by_records_is_a_column_named_by_its_key() -
 def test_a_json_key_on_fewer_lines_than_records_make_is_no_column() -> None:
     config = json.dumps({"workers": 4, "timeout": 30, "retries": 3}, indent=2).splitlines()
     assert marks_by_line(config) == {}
+
+
+def test_kubernetes_quantities_and_ages_read_as_numbers() -> None:
+    # `kubectl top pods`: millicores and mebibytes; `kubectl get pods`: ages.
+    top = ["NAME                    CPU(cores)   MEMORY(bytes)   AGE"]
+    for name, cpu, memory, age in (
+        ("api-7f9c-x1", "250m", "310Mi", "6m58s"),
+        ("api-7f9c-x2", "1200m", "1Gi", "3h12m"),
+        ("worker-5d8-k3", "3", "512Mi", "45s"),
+        ("cron-77b-q9", "15m", "64Mi", "2d"),
+    ):
+        top.append(f"{name:<24}{cpu:<13}{memory:<16}{age}")
+    marks = marks_by_line(top)
+    (cpu,) = [w for w in column_words("CPU(cores)") if w.startswith("cpu")]
+    (age,) = column_words("AGE")
+    assert MOST + cpu in marks[3] and LEAST + cpu in marks[4]  # 3 cores > 1200m
+    assert MOST + "memory" in marks[2]  # 1Gi > 512Mi
+    assert MOST + age in marks[4] and LEAST + age in marks[3]  # 2d oldest, 45s newest

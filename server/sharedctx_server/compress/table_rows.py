@@ -18,8 +18,16 @@ from dataclasses import dataclass, field
 
 __all__ = ["MAX_KEYS", "RowChoice", "choose_rows", "is_id_column", "numeric_values"]
 
-_NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?(?P<unit>[KMGTP]i?B?|%|[kmgt]b|ms|s)?$")
+_NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?(?P<unit>[KMGTP]i?B?|%|[kmgt]b|ms|m|s)?$")
 _UNIT_SCALE = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+# Units that are no multiple of bytes: milliseconds, and Kubernetes' millicores (`250m`).
+_SMALL_UNITS = {"ms": 1e-3, "m": 1e-3, "s": 1.0, "%": 1.0}
+# An age or a duration as `kubectl` and `docker` print them: 45s, 6m58s, 3h12m, 2d, 45d.
+_DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+(?:\.\d+)?)s)?$")
+_SECONDS = (86400.0, 3600.0, 60.0, 1.0)
+# A value only a duration has: hours or days, or two units (6m58s). In a column holding one,
+# `5m` is five minutes, not five thousandths.
+_ONLY_A_DURATION = re.compile(r"^\d+[dh]|\d[dhm]\d")
 # Columns that number or address things rather than measure them.
 _ID_COLUMN = re.compile(
     r"^(?:pid|ppid|tid|uid|gid|id|#|port|ports|node|inode|device|lwp|pgid|sid|nlwp|fd|no|num"
@@ -48,7 +56,16 @@ def _number(value: str) -> float | None:
         return None
     unit = m.group("unit") or ""
     number = float(value[: m.start("unit")] if unit else value.replace(",", ""))
-    return number * _UNIT_SCALE.get(unit[:1].upper(), 1.0)
+    scale = _SMALL_UNITS.get(unit) or _UNIT_SCALE.get(unit[:1].upper(), 1.0)
+    return number * scale
+
+
+def _duration(value: str) -> float | None:
+    """`value` (45s, 6m58s, 3h12m, 2d) in seconds, None when it is no duration."""
+    m = _DURATION.match(value.strip())
+    if m is None or not any(m.groups()):
+        return None
+    return sum(float(part) * unit for part, unit in zip(m.groups(), _SECONDS, strict=True) if part)
 
 
 def is_id_column(name: str) -> bool:
@@ -57,12 +74,15 @@ def is_id_column(name: str) -> bool:
 
 
 def numeric_values(values: list[str]) -> list[float | None] | None:
-    """A column's values as numbers (units scaled: 12K is 12,000), None for an empty cell or
-    one that is no number; None for the column when under 80% of its filled cells are."""
+    """A column's values as numbers (units scaled: 12K is 12,000, 850ms 0.85, 250m 0.25),
+    or in seconds when it holds durations (an AGE column: 45s, 6m58s, 3h12m, 2d), None for an
+    empty cell or one that is no number; None for the column when under 80% of its filled
+    cells are."""
     filled = [v for v in values if v]
     if not filled:
         return None
-    numbers = [_number(v.replace(",", "")) if v else None for v in values]
+    read = _duration if any(_ONLY_A_DURATION.search(v) for v in filled) else _number
+    numbers = [read(v.replace(",", "")) if v else None for v in values]
     if sum(1 for x in numbers if x is not None) < 0.8 * len(filled):
         return None
     return numbers

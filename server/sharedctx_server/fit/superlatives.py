@@ -30,9 +30,12 @@ MOST = "↑"
 LEAST = "↓"
 
 _MOST_WORDS = frozenset(
-    "most largest biggest highest greatest heaviest longest slowest maximum costliest".split()
+    """most largest biggest highest greatest heaviest longest slowest maximum costliest
+    oldest""".split()
 )
-_LEAST_WORDS = frozenset("least fewest smallest lowest shortest fastest minimum cheapest".split())
+_LEAST_WORDS = frozenset(
+    "least fewest smallest lowest shortest fastest minimum cheapest newest youngest".split()
+)
 _SIZE = ("size",)
 _TIME = ("time", "duration", "elapsed", "latency")
 _PRICE = ("price", "cost")
@@ -49,6 +52,9 @@ _IMPLIED = {
     "cheapest": _PRICE,
     "expensive": _PRICE,
     "costliest": _PRICE,
+    "oldest": ("age",),
+    "newest": ("age",),
+    "youngest": ("age",),
 }
 _SHORTEST_WORD = 3  # a column's word, or the prefix of a query word that may name it
 _WORD = re.compile(r"[a-z]+")
