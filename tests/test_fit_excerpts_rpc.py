@@ -665,3 +665,31 @@ async def test_a_superlative_question_gets_the_row_holding_the_columns_extreme(
         result = await client.fit(NS, query, 200, include_content=True)
         assert result.total_tokens <= 200
         assert answer in "".join(entry.content for entry in result.entries), query
+
+
+async def test_a_part_of_a_long_json_record_comes_with_the_records_name(
+    client: AsyncClient,
+) -> None:
+    # `kubectl get pods -o json`: the line that answers is 80 lines below the pod's name.
+    def pod(i: int) -> dict[str, object]:
+        phase, reason = ("Failed", "OOMKilled") if i == 61 else ("Running", "")
+        return {
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"billing-5c7d9-{i:05d}", "namespace": "prod",
+                         "labels": {"app": "billing", "pod-template-hash": "5c7d9"}},
+            "spec": {"containers": [{"name": "billing", "image": "registry.local/billing:4",
+                                     "ports": [{"containerPort": 8080}]}],
+                     "nodeName": f"node-{i % 7}", "restartPolicy": "Always",
+                     "volumes": [{"name": f"config-{j}", "configMap": {"name": f"cm-{j}"}}
+                                 for j in range(12)]},
+            "status": {"phase": phase, "podIP": f"10.0.{i % 9}.{i}",
+                       "containerStatuses": [{"name": "billing", "ready": phase == "Running",
+                                              "restartCount": 0, "reason": reason}]},
+        }  # fmt: skip
+
+    text = json.dumps({"kind": "List", "items": [pod(i) for i in range(100)]}, indent=4)
+    await client.put(NS, "tool/pods.json", text, kind="tool_output", tool_name="kubectl")
+    result = await client.fit(NS, "which pod was OOMKilled?", 400, include_content=True)
+    shown = "".join(entry.content for entry in result.entries)
+    assert '"reason": "OOMKilled"' in shown
+    assert '"name": "billing-5c7d9-00061"' in shown

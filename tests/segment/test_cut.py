@@ -211,6 +211,46 @@ def test_one_line_json_is_cut_into_items_of_its_indented_rendering() -> None:
     assert segments.tokens[2] == TOKENS.count(items[2] + "\n")
 
 
+def test_a_json_item_cut_in_parts_is_headed_by_the_line_naming_it() -> None:
+    # A pod of `kubectl get pods -o json` is longer than a segment: the run that says
+    # `"restartCount": 57` says nothing of whose, unless the pod's name heads it.
+    def pod(i: int) -> dict[str, object]:
+        return {
+            "kind": "Pod",
+            "metadata": {"name": f"web-{i:04d}", "labels": {"app": "web", "tier": "front"}},
+            "spec": {"containers": [{"name": "web", "image": f"registry/web:{i}"}],
+                     "nodeName": f"node-{i}", "volumes": [f"v{j}" for j in range(30)]},
+            "status": {"phase": "Running", "containerStatuses": [{"name": "web",
+                       "restartCount": i, "ready": True}]},
+        }  # fmt: skip
+
+    text = json.dumps({"kind": "List", "items": [pod(i) for i in range(3)]}, indent=4)
+    segments = cut(text, "tool_output")
+    assert segments is not None
+    lines = text_lines(text)
+    starts = segments.starts.tolist()
+    names = [lines.index(f'                "name": "web-{i:04d}",') for i in range(3)]
+    for i, name in enumerate(names):
+        count = next(k for k, line in enumerate(lines) if f'"restartCount": {i},' in line)
+        head = starts.index(name)  # the naming line is a segment of its own...
+        assert segments.lines[head] == 1 and segments.heads[head] == -1
+        hit = max(k for k, start in enumerate(starts) if start <= count)
+        assert segments.heads[hit] == head  # ...that heads the later parts of its pod
+        # and only those: nothing before its name, nothing of the next pod.
+        end = names[i + 1] if i + 1 < len(names) else len(lines)
+        headed = [starts[k] for k in range(len(starts)) if segments.heads[k] == head]
+        assert headed and all(name < start < end for start in headed)
+
+
+def test_a_json_item_whole_in_one_segment_is_not_cut_at_its_name() -> None:
+    doc = {"items": [{"id": i, "name": f"item {i}", "size": i * 10} for i in range(5)]}
+    text = json.dumps(doc, indent=2)
+    segments = cut(text, "tool_output")
+    assert segments is not None
+    assert all(n > 1 for n in segments.lines.tolist()[1:-1])
+    assert segments.heads.tolist() == [-1] * len(segments.starts)
+
+
 def test_a_byte_order_mark_before_json_is_no_text() -> None:
     # PowerShell's `Out-File` writes one: the document is still cut into its items.
     doc = [{"id": i, "name": f"item {i}"} for i in range(40)]

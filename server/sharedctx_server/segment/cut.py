@@ -46,6 +46,7 @@ from ..fit.segments import Segments, is_long_line, joined_cost, shown_line
 from ..fit.terminal import strip_ansi
 from .diff_parts import diff_heads, diff_starts, looks_like_diff
 from .heads import segment_heads
+from .json_parts import json_heads, with_item_names
 
 __all__ = [
     "DEFAULT_SEGMENTS",
@@ -287,8 +288,9 @@ def cut_segments(
     read = text if numbered is None else "\n".join(numbered)
     shape = "json" if rendered else detect(strip_ansi(read), kind, tool_name)
     diff = shape != "json" and looks_like_diff(read)
+    items: list[int] = []
     if shape == "json":
-        starts = _json_items(view, config)
+        starts = items = _json_items(view, config)
     elif diff:
         starts = diff_starts(view)
     elif shape in ("log", "stacktrace") and (numbered is None or _flush_left(view)):
@@ -296,6 +298,11 @@ def cut_segments(
     else:
         starts = _short_runs(_outlined(_paragraphs(view), view), view, config)
     starts = _at_most(_capped(starts, lines, config), lines, config)
+    names: dict[int, int] = {}
+    if items:
+        named, found = with_item_names(view, items, starts)
+        if len(named) <= config.max_segments:
+            starts, names = named, found
     texts, counts = _counted(lines, starts, count_tokens)
     if any(
         c > config.max_tokens and n > 1
@@ -313,7 +320,7 @@ def cut_segments(
         c + (joined_cost(t) if i else 0) for i, (t, c) in enumerate(zip(texts, counts, strict=True))
     ]
     if shape == "json":
-        heads = [-1] * len(starts)
+        heads = json_heads(starts, tokens, items, names)
     elif diff:
         heads = diff_heads(view, starts, tokens)
     else:
