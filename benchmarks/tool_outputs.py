@@ -496,6 +496,12 @@ def scheduler_log(tmp: Path, seed: int) -> Produced:
         name, took = finished[-1]
         query = f"how long did the {name} job take?"
         questions.append(Question(out.key, query, ((name, took),), True))
+    if finished:
+        # Asked without a name or a number: the log's durations say which run it was.
+        longest = max(float(took[:-1]) for _, took in finished)
+        runs_longest = {(name, took) for name, took in finished if float(took[:-1]) == longest}
+        query = "which job run took the longest?"
+        questions.append(Question(out.key, query, tuple(sorted(runs_longest)), True))
     return out, questions
 
 

@@ -655,12 +655,18 @@ async def test_a_superlative_question_gets_the_row_holding_the_columns_extreme(
               for i in range(600)]  # fmt: skip
     access[444] = access[444].replace('"latency_ms": ', '"latency_ms": 4821')
     await client.put(NS, "tool/access.jsonl", "\n".join(access), kind="tool_output")
+    # A log: a number named by the word before it (`finished in 912.4s`) is a column too.
+    runs = [f"10:{i // 60:02d}:{i % 60:02d} INFO scheduler job job-{i:03d} finished in "
+            f"{(i * 53) % 97 / 10 + 0.5}s" for i in range(400)]  # fmt: skip
+    runs[288] = "10:04:48 INFO scheduler job job-288 finished in 3.5 min"
+    await client.put(NS, "scheduler.log", "\n".join(runs), kind="log")
     fewest = min(range(400), key=lambda i: 30 + (i * 37) % 500)
     for query, answer in (
         ("which pod has restarted the most times?", "api-7f9c0217-x0"),
         ("which store sold the fewest units?", f"store-{fewest:03d},"),
         ("which package takes the most disk space?", "site-packages/playwright"),
         ("which request was the slowest?", '"req": "r444"'),
+        ("which job took the longest?", "job-288 finished"),
     ):
         result = await client.fit(NS, query, 200, include_content=True)
         assert result.total_tokens <= 200

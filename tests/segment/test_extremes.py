@@ -89,7 +89,8 @@ def test_a_listings_largest_and_smallest_files_are_marked_as_sizes_only_when_it_
     (size,) = column_words("size")
     assert marks == {3: [MOST, MOST + size], 5: [LEAST, LEAST + size]}
     # Reading a listing is too slow to try on every text: only when its compressor said so.
-    assert extreme_terms(LS, list(range(len(LS)))) == {}
+    unread = extreme_terms(LS, list(range(len(LS))))
+    assert not any(size in term for terms in unread.values() for term in terms)
 
 
 def test_in_du_a_folder_whose_contents_are_listed_is_their_total_not_an_answer() -> None:
@@ -137,3 +138,28 @@ def test_kubernetes_quantities_and_ages_read_as_numbers() -> None:
     assert MOST + cpu in marks[3] and LEAST + cpu in marks[4]  # 3 cores > 1200m
     assert MOST + "memory" in marks[2]  # 1Gi > 512Mi
     assert MOST + age in marks[4] and LEAST + age in marks[3]  # 2d oldest, 45s newest
+
+
+def test_a_logs_named_numbers_of_one_statement_are_columns() -> None:
+    rows = [(37 * i) % 90 + 100 for i in range(12)]
+    took = [(11 * i) % 13 + 5 for i in range(12)]
+    log = []
+    for i in range(12):
+        log.append(f"10:00:{i:02d} INFO job job-{i} finished in {[3.5, 1.25][i % 2] + i}s")
+        log.append(f"10:00:{i:02d} DEBUG processed batch {i} rows={rows[i]} in {took[i]} ms")
+    log[6] = "10:00:03 INFO job job-3 finished in 2.5 min"
+    marks = marks_by_line(log)
+    (time,) = column_words("time")
+    (row,) = column_words("rows")
+    # 2.5 min (150 s) is the longest of job-0's 3.5s, job-1's 2.25s, ..., job-11's 12.25s.
+    assert MOST + time in marks[6] and LEAST + time in marks[2]
+
+    # `in` of a batch line is another statement, with its own longest and shortest.
+    def line_of(values: list[int], pick: int) -> int:
+        return 2 * values.index(pick) + 1
+
+    assert MOST + time in marks[line_of(took, max(took))]
+    assert LEAST + time in marks[line_of(took, min(took))]
+    assert MOST + row in marks[line_of(rows, max(rows))]
+    # A batch number grows on every line: it counts, it measures nothing.
+    assert not any(term.endswith("batch") for terms in marks.values() for term in terms)

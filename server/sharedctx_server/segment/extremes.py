@@ -9,7 +9,13 @@ rows of a column named "size", folders left out (in `ls -l` a folder's size is i
 block's; in `du`, where leaf folders are what is sized, a folder whose contents are listed is
 their total).
 And JSON records: a numeric field that many records share (the lines holding `"price": 12.5`
-at one indentation, or on the lines of JSON Lines) is a column named by its key.
+at one indentation, or on the lines of JSON Lines) is a column named by its key. And logs: a
+number named by the word before it (`latency_ms=5210`, `rows=98000`, `finished in 912.4s`,
+`took 4821 ms`), on four lines or more of one statement (that name, as many named numbers
+before it on the line), is a column named by that word, and by "time" or "size" when its
+unit is one; values in time units are compared in seconds, in byte units in bytes. A number
+that grows on every line (`batch 17`, `seq=2041`) counts things rather than measures them,
+and marks nothing.
 A value that more than MAX_TIES rows share marks none of them: a question for the smallest of
 a column of zeros has no one row to point at.
 """
@@ -29,6 +35,22 @@ __all__ = ["MAX_TIES", "extreme_terms"]
 
 MAX_TIES = 3
 _MIN_RECORDS = 4  # lines holding a JSON key's number before the key reads as a column
+_TIME_UNITS = {
+    "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0,
+    "seconds": 1.0, "min": 60.0, "mins": 60.0, "minutes": 60.0, "h": 3600.0, "hours": 3600.0,
+}  # fmt: skip
+_SIZE_UNITS = {
+    "b": 1.0, "bytes": 1.0, "kb": 1e3, "kib": 1024.0, "mb": 1e6, "mib": 1024.0**2,
+    "gb": 1e9, "gib": 1024.0**3, "tb": 1e12, "tib": 1024.0**4,
+}  # fmt: skip
+_UNITS = "|".join(sorted([*_TIME_UNITS, *_SIZE_UNITS, "%"], key=len, reverse=True))
+# A number in a log line named by the word before it (`rows=98000`, `in 912.4s`), and its
+# unit.
+_NAMED_NUMBER = re.compile(
+    r"(?<![\w.-])(?P<name>[A-Za-z][A-Za-z_]{1,40})(?:\s*[=:]\s*|\s+)"
+    rf"(?P<number>\d+(?:\.\d+)?)(?:\s?(?P<unit>(?i:{_UNITS})))?(?![\w.:/-])"
+)
+_DIGIT = re.compile(r"\d")
 # A JSON member whose value is a number; the key is at most 64 characters.
 _JSON_NUMBER = re.compile(
     r'"((?:[^"\\]|\\.){1,64})"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*(?=[,}\]]|$)'
@@ -46,9 +68,10 @@ def extreme_terms(
         table = section.table
         if table is not None and table.header is not None:
             found.extend(_table_marks(table))
-    if listing:
-        found.extend(_listing_marks(lines))
     found.extend(_json_marks(lines))
+    # A listing's numbers are its sizes, read as such; named by the word before them, they
+    # would be `root 4096`.
+    found.extend(_listing_marks(lines) if listing else _log_marks(lines))
     marks: dict[int, list[str]] = {}
     for line, terms in found:
         marks.setdefault(bisect_right(starts, line) - 1, []).extend(terms)
@@ -138,3 +161,36 @@ def _json_marks(lines: list[str]) -> list[tuple[int, list[str]]]:
         if len(rows) >= _MIN_RECORDS and words and not is_id_column(key):
             found.extend(_marked(rows, words))
     return found
+
+
+def _log_marks(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """(line, mark terms) of the lines holding the largest or smallest of a named number of
+    one statement: `finished in 912.4s` among the scheduler's `job ... finished in ...s`."""
+    # A statement is told by the number's name, its unit's kind and how many named numbers
+    # come before it on the line: `batch 17 rows=98 in 3 ms` holds `in` third, `job x finished
+    # in 9.1s` first. (The word before the name told them apart as well, at twice the cost.)
+    columns: dict[tuple[str, str, int], list[tuple[int, float]]] = {}
+    for i, line in enumerate(lines):
+        if _DIGIT.search(line) is None:
+            continue
+        for k, (name, number, unit) in enumerate(_NAMED_NUMBER.findall(line)):
+            unit = unit.lower()
+            if unit in _TIME_UNITS:
+                kind, value = "time", float(number) * _TIME_UNITS[unit]
+            elif unit in _SIZE_UNITS:
+                kind, value = "size", float(number) * _SIZE_UNITS[unit]
+            else:
+                kind, value = unit, float(number)
+            columns.setdefault((name.lower(), kind, k), []).append((i, value))
+    found: list[tuple[int, list[str]]] = []
+    for (name, kind, _), rows in columns.items():
+        words = column_words(name) + (column_words(kind) if kind in ("time", "size") else [])
+        if len(rows) < _MIN_RECORDS or not words or is_id_column(name) or _counts(rows):
+            continue
+        found.extend(_marked(rows, words))
+    return found
+
+
+def _counts(rows: list[tuple[int, float]]) -> bool:
+    """Whether the values grow on every line: a sequence number, not a measure."""
+    return all(b[1] > a[1] for a, b in zip(rows, rows[1:], strict=False))
