@@ -76,7 +76,8 @@ def superlative_terms(query: str) -> list[str]:
         return []
     asked: dict[str, None] = {}
     for word in words:
-        asked.update(dict.fromkeys(_IMPLIED.get(word, ())))
+        for implied in _IMPLIED.get(word, ()):
+            asked.update(dict.fromkeys(column_words(implied)))  # folded as columns are
         if word in _MOST_WORDS or word in _LEAST_WORDS or is_stop_word(word):
             continue
         folded = fold_suffix(word)
