@@ -13,6 +13,7 @@ _PROCESSES = [
     ("app", 2210, 12.5, 31.2, 9154340, 2562040, "?", "Sl", "09:12", "41:07", "python -m trainer"),
     ("app", 2301, 3.1, 4.0, 1254340, 328104, "?", "Sl", "09:13", "2:11", "redis-server *:6379"),
     ("root", 3120, 0.0, 0.0, 7060, 3200, "pts/0", "R+", "11:40", "0:00", "ps aux"),
+    ("root", 88, 0.5, 0.2, 50000, 20000, "?", "S", "Dec01", "0:00", "kworker/0:1"),
 ]
 _ROW = "{:<8} {:>7} {:>4} {:>4} {:>8} {:>8} {:<8} {:<4} {:<5} {:>6} {}"
 # As `ps aux` prints it: numbers right-aligned under their column's name.
@@ -35,6 +36,8 @@ def test_the_rows_holding_a_columns_largest_and_smallest_carry_its_marks() -> No
     assert LEAST + "rss" in marks[5] and LEAST + "vsz" in marks[5]
     # PID numbers its rows: its largest is no answer to anything.
     assert not any(term.endswith("pid") for terms in marks.values() for term in terms)
+    # Nor is a row's number read as a log's, named by the word before it (`root 412`).
+    assert not any(term.endswith("root") for terms in marks.values() for term in terms)
 
 
 def test_a_value_shared_by_more_rows_than_max_ties_marks_none() -> None:

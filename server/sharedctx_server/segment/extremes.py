@@ -1,21 +1,23 @@
-"""Which segments hold a table column's largest or smallest value, as mark terms for BM25
+"""Which segments hold a column's largest or smallest value, as mark terms for BM25
 (fit.superlatives says which and why; docs/excerpts.md, "Superlatives").
 
-Tables with a header: a column is asked for by its name. Columns that number rows rather than
-measure them (PID, PORT) are left out, as the table compressor leaves them out of its largest
-rows. And directory listings (`ls -l`, `ls -lR`, `du`, `find -ls`, `tree -s`), whose sizes
-have no header: the largest and the smallest entry of the whole listing are marked as the
-rows of a column named "size", folders left out (in `ls -l` a folder's size is its own
-block's; in `du`, where leaf folders are what is sized, a folder whose contents are listed is
-their total).
-And JSON records: a numeric field that many records share (the lines holding `"price": 12.5`
-at one indentation, or on the lines of JSON Lines) is a column named by its key. And logs: a
-number named by the word before it (`latency_ms=5210`, `rows=98000`, `finished in 912.4s`,
-`took 4821 ms`), on four lines or more of one statement (that name, as many named numbers
-before it on the line), is a column named by that word, and by "time" or "size" when its
-unit is one; values in time units are compared in seconds, in byte units in bytes. A number
-that grows on every line (`batch 17`, `seq=2041`) counts things rather than measures them,
-and marks nothing.
+Where columns are found:
+- tables with a header: a column is asked for by its name; columns that number rows rather
+  than measure them (PID, PORT) are left out, as the table compressor leaves them out of its
+  largest rows;
+- directory listings (`ls -l`, `ls -lR`, `du`, `find -ls`, `tree -s`), whose sizes have no
+  header: the largest and the smallest entry of the whole listing are the rows of a column
+  named "size", folders left out (in `ls -l` a folder's size is its own block's; in `du`, where
+  leaf folders are what is sized, a folder whose contents are listed is their total);
+- JSON records: a numeric field that many records share (the lines holding `"price": 12.5` at
+  one indentation, or on the lines of JSON Lines) is a column named by its key;
+- logs, outside tables: a number named by the word before it (`latency_ms=5210`,
+  `rows=98000`, `finished in 912.4s`, `took 4821 ms`), on MIN_RECORDS lines or more of one
+  statement (that name, as many named numbers before it on the line), is a column named by
+  that word, and by "time" or "size" when its unit is one; values in time units are compared
+  in seconds, in byte units in bytes. A number that grows on every line (`batch 17`,
+  `seq=2041`) counts things rather than measures them, and marks nothing.
+
 A value that more than MAX_TIES rows share marks none of them: a question for the smallest of
 a column of zeros has no one row to point at.
 """
@@ -34,7 +36,7 @@ from ..fit.superlatives import LEAST, MOST, column_words
 __all__ = ["MAX_TIES", "extreme_terms"]
 
 MAX_TIES = 3
-_MIN_RECORDS = 4  # lines holding a JSON key's number before the key reads as a column
+_MIN_RECORDS = 4  # lines holding a JSON key's or a log's named number: then it is a column
 _TIME_UNITS = {
     "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0,
     "seconds": 1.0, "min": 60.0, "mins": 60.0, "minutes": 60.0, "h": 3600.0, "hours": 3600.0,
@@ -64,14 +66,16 @@ def extreme_terms(
     smallest value, the mark terms of those columns. `listing`: the text is a directory
     listing (its compressor said so: reading one is too slow to try on every text)."""
     found: list[tuple[int, list[str]]] = []
+    rows: set[int] = set()
     for section in find_tables(lines):
         table = section.table
         if table is not None and table.header is not None:
             found.extend(_table_marks(table))
+            rows.update(table.rows)
     found.extend(_json_marks(lines))
-    # A listing's numbers are its sizes, read as such; named by the word before them, they
-    # would be `root 4096`.
-    found.extend(_listing_marks(lines) if listing else _log_marks(lines))
+    # A listing's numbers are its sizes, a table's are its columns', read as such; named by
+    # the word before them, they would be `root 4096` and `root 1`.
+    found.extend(_listing_marks(lines) if listing else _log_marks(lines, rows))
     marks: dict[int, list[str]] = {}
     for line, terms in found:
         marks.setdefault(bisect_right(starts, line) - 1, []).extend(terms)
@@ -163,15 +167,16 @@ def _json_marks(lines: list[str]) -> list[tuple[int, list[str]]]:
     return found
 
 
-def _log_marks(lines: list[str]) -> list[tuple[int, list[str]]]:
+def _log_marks(lines: list[str], rows: set[int]) -> list[tuple[int, list[str]]]:
     """(line, mark terms) of the lines holding the largest or smallest of a named number of
-    one statement: `finished in 912.4s` among the scheduler's `job ... finished in ...s`."""
+    one statement: `finished in 912.4s` among the scheduler's `job ... finished in ...s`.
+    `rows`: the lines of tables, whose numbers their columns name."""
     # A statement is told by the number's name, its unit's kind and how many named numbers
     # come before it on the line: `batch 17 rows=98 in 3 ms` holds `in` third, `job x finished
     # in 9.1s` first. (The word before the name told them apart as well, at twice the cost.)
     columns: dict[tuple[str, str, int], list[tuple[int, float]]] = {}
     for i, line in enumerate(lines):
-        if _DIGIT.search(line) is None:
+        if i in rows or _DIGIT.search(line) is None:
             continue
         for k, (name, number, unit) in enumerate(_NAMED_NUMBER.findall(line)):
             unit = unit.lower()
@@ -183,11 +188,11 @@ def _log_marks(lines: list[str]) -> list[tuple[int, list[str]]]:
                 kind, value = unit, float(number)
             columns.setdefault((name.lower(), kind, k), []).append((i, value))
     found: list[tuple[int, list[str]]] = []
-    for (name, kind, _), rows in columns.items():
+    for (name, kind, _), named in columns.items():
         words = column_words(name) + (column_words(kind) if kind in ("time", "size") else [])
-        if len(rows) < _MIN_RECORDS or not words or is_id_column(name) or _counts(rows):
+        if len(named) < _MIN_RECORDS or not words or is_id_column(name) or _counts(named):
             continue
-        found.extend(_marked(rows, words))
+        found.extend(_marked(named, words))
     return found
 
 
