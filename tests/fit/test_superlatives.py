@@ -16,6 +16,11 @@ def test_a_column_is_asked_by_its_names_words_folded() -> None:
 def test_a_query_without_a_superlative_asks_for_no_mark() -> None:
     assert superlative_terms("how much memory does the worker use?") == []
     assert superlative_terms("") == []
+    # "most" of a word no column measures asks for no value: recency and frequency are not.
+    assert superlative_terms("what is the most recent error?") == []
+    assert superlative_terms("which warning is the most common?") == []
+    assert superlative_terms("what most likely broke the build?") == []
+    assert MOST in superlative_terms("the most recent pod with the most restarts")
 
 
 def test_a_superlative_asks_for_each_words_prefixes_so_memory_finds_mem() -> None:

@@ -56,6 +56,10 @@ _IMPLIED = {
     "newest": ("age",),
     "youngest": ("age",),
 }
+_NOT_MEASURED = frozenset(
+    """recent recently common commonly frequent frequently often likely important relevant
+    interesting useful popular""".split()
+)
 _SHORTEST_WORD = 3  # a column's word, or the prefix of a query word that may name it
 _WORD = re.compile(r"[a-z]+")
 
@@ -70,8 +74,15 @@ def column_words(name: str) -> list[str]:
 def superlative_terms(query: str) -> list[str]:
     """The mark terms `query` asks for: none without a superlative word."""
     words = _WORD.findall(query.lower())
-    marks = {MOST for word in words if word in _MOST_WORDS}
-    marks |= {LEAST for word in words if word in _LEAST_WORDS}
+    # "most" and "least" before a word that no column measures ask for no value: "the most
+    # recent error", "the most common warning", "most likely".
+    asks = [
+        word
+        for word, after in zip(words, [*words[1:], ""], strict=False)
+        if not (word in ("most", "least") and after in _NOT_MEASURED)
+    ]
+    marks = {MOST for word in asks if word in _MOST_WORDS}
+    marks |= {LEAST for word in asks if word in _LEAST_WORDS}
     if not marks:
         return []
     asked: dict[str, None] = {}
