@@ -11,8 +11,9 @@ a request with more texts than that is queued as pieces that run one after anoth
 waits at most for the run in progress, not for 32 long texts or a whole PutMany (seconds on 2
 cores). Runs that short cost no throughput: a run's own overhead is a thread hop (~0.1 ms), and
 the default model embeds one text per onnxruntime call anyway. A run that starts with queries
-takes only queries, except right after such a run while other texts wait: then it fills up
-with those, so a steady stream of queries cannot starve Puts.
+takes only queries, except right after such a run while other texts wait: then those go
+first and queries fill it up, so a steady stream of queries cannot starve Puts (filling up
+after the queries was not enough: under load a run is cut to one text, which a query took).
 
 When a batch is formed: the worker takes what is queued, and waits up to `max_wait_ms` for more
 only while callers are arriving concurrently (the current or the previous batch held more than
@@ -285,19 +286,22 @@ class MicroBatcher:
     def _take(self, batch: list[_Request], size: int, limit: int, queries_only: bool) -> int:
         # Whole requests (pieces) only; one larger than the limit still runs, alone. A run that
         # starts with queries takes only queries when `queries_only`: filling it up with other
-        # texts would make them wait for those too.
-        while self._urgent or self._queue:
+        # texts would make them wait for those too. Otherwise (right after a queries-only run)
+        # the other texts go first, and queries fill up the rest.
+        first, second = (self._urgent, self._queue) if queries_only else (self._queue, self._urgent)
+        while first or second:
             if queries_only and batch and batch[0].urgent and not self._urgent:
                 break
-            head = (self._urgent or self._queue)[0]
+            lane = first or second
+            head = lane[0]
             if batch and size + len(head.texts) > limit:
                 break
-            batch.append(self._dequeue())
+            batch.append(self._dequeue(lane))
             size += len(head.texts)
         return size
 
-    def _dequeue(self) -> _Request:
-        request = (self._urgent or self._queue).popleft()
+    def _dequeue(self, lane: collections.deque[_Request] | None = None) -> _Request:
+        request = (lane or self._urgent or self._queue).popleft()
         self._dequeued(request)
         return request
 
