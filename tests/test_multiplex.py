@@ -9,11 +9,20 @@ from urllib.parse import urlsplit
 
 import pytest
 import redis
-from redis.exceptions import AuthenticationError, NoScriptError, ResponseError
+from redis.exceptions import (
+    AuthenticationError,
+    BusyLoadingError,
+    MasterDownError,
+    NoScriptError,
+    ReadOnlyError,
+    ResponseError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from sharedctx_server.errors import StoreUnavailable
 from sharedctx_server.state.embedded import free_port
 from sharedctx_server.state.multiplex import MultiplexedRedis
+from sharedctx_server.state.redis_conn import RedisErrors
 
 
 @pytest.fixture
@@ -133,3 +142,36 @@ def test_urls_it_leaves_to_the_pooled_client() -> None:
     ):
         assert MultiplexedRedis.from_url(url, 1.0, 1.0) is None, url
     assert MultiplexedRedis.from_url("rediss://u:p%40ss@host", 1.0, 1.0) is not None
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        ("LOADING Valkey is loading the dataset in memory", BusyLoadingError),
+        ("READONLY You can't write against a read only replica.", ReadOnlyError),
+        ("MASTERDOWN Link with MASTER is down", MasterDownError),
+    ],
+)
+async def test_a_redis_in_a_passing_state_answers_with_a_typed_error_the_store_calls_unavailable(
+    reply: str, kind: type[Exception]
+) -> None:
+    # Such replies come while a restarted Redis replays its append-only file, or a failover
+    # is under way: a server here answers every command as such a Redis does.
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while await reader.read(4096):
+            writer.write(f"-{reply}\r\n".encode())
+            await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    client = MultiplexedRedis("127.0.0.1", server.sockets[0].getsockname()[1], timeout=2.0)
+    try:
+        with pytest.raises(kind):
+            await client.execute("GET", "k")
+        with pytest.raises(StoreUnavailable, match="Redis is unavailable"):
+            async with RedisErrors("get"):
+                await client.execute("GET", "k")
+    finally:
+        await client.aclose()
+        server.close()
+        await server.wait_closed()

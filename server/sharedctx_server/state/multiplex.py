@@ -26,7 +26,16 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import hiredis
-from redis.exceptions import AuthenticationError, NoScriptError, ResponseError
+from redis.exceptions import (
+    AuthenticationError,
+    BusyLoadingError,
+    ClusterDownError,
+    MasterDownError,
+    NoScriptError,
+    ReadOnlyError,
+    ResponseError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -126,11 +135,24 @@ def _pack(args: tuple[Any, ...]) -> bytes:
     return packed
 
 
-def _typed(error: ResponseError) -> ResponseError:
-    """redis-py's class for an error reply the store tells apart (a script Redis lost)."""
-    if str(error).startswith("NOSCRIPT"):
-        return NoScriptError(str(error))
-    return error
+# Error replies the store tells apart, as redis-py's own parser types them: a script Redis
+# lost, and the passing states of a Redis that is starting (LOADING: replaying its append-only
+# file after a restart), failing over or resharding. Untyped, a LOADING reply during a
+# restart failed calls with INTERNAL instead of UNAVAILABLE.
+_TYPED: dict[str, type[Exception]] = {
+    "NOSCRIPT": NoScriptError,
+    "LOADING": BusyLoadingError,
+    "READONLY": ReadOnlyError,
+    "MASTERDOWN": MasterDownError,
+    "CLUSTERDOWN": ClusterDownError,
+    "TRYAGAIN": TryAgainError,
+}
+
+
+def _typed(error: ResponseError) -> Exception:
+    """redis-py's class for an error reply the store tells apart (see _TYPED)."""
+    typed = _TYPED.get(str(error).split(" ", 1)[0])
+    return typed(str(error)) if typed is not None else error
 
 
 class MultiplexedRedis:

@@ -24,7 +24,7 @@ from typing import Any
 from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
-from redis.exceptions import ClusterError, SlotNotCoveredError, TryAgainError
+from redis.exceptions import ClusterError, ReadOnlyError, SlotNotCoveredError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.maint_notifications import MaintNotificationsConfig
@@ -33,10 +33,12 @@ from ..errors import StoreUnavailable
 from ..settings import Settings
 from .multiplex import MultiplexedRedis
 
-# Failures that pass: the connection-level ones, and a Redis Cluster's own (CLUSTERDOWN and
-# MASTERDOWN while a master is lost, TRYAGAIN during a slot migration, slots the client cannot
-# place, redirections exhausted). Cross-slot errors (the server's or the client library's own
-# RedisClusterException) are bugs, not outages: not listed.
+# Failures that pass: the connection-level ones (LOADING, redis-py's BusyLoadingError, among
+# them: a restarted Redis replaying its append-only file), a master that a failover turned
+# into a replica, still at its address until clients move (READONLY), and a Redis Cluster's
+# own (CLUSTERDOWN and MASTERDOWN while a master is lost, TRYAGAIN during a slot migration,
+# slots the client cannot place, redirections exhausted). Cross-slot errors (the server's or
+# the client library's own RedisClusterException) are bugs, not outages: not listed.
 _UNAVAILABLE = (
     RedisConnectionError,
     RedisTimeoutError,
@@ -44,6 +46,7 @@ _UNAVAILABLE = (
     ClusterError,
     TryAgainError,
     SlotNotCoveredError,
+    ReadOnlyError,
 )
 
 
