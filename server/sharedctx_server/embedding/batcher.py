@@ -11,9 +11,10 @@ a request with more texts than that is queued as pieces that run one after anoth
 waits at most for the run in progress, not for 32 long texts or a whole PutMany (seconds on 2
 cores). Runs that short cost no throughput: a run's own overhead is a thread hop (~0.1 ms), and
 the default model embeds one text per onnxruntime call anyway. A run that starts with queries
-takes only queries, except right after such a run while other texts wait: then those go
-first and queries fill it up, so a steady stream of queries cannot starve Puts (filling up
-after the queries was not enough: under load a run is cut to one text, which a query took).
+takes only queries, except right after such a run while other texts wait: then the first
+waiting piece of those goes first and queries, then other texts, fill it up, so a steady
+stream of queries cannot starve Puts (filling up after the queries was not enough: under load
+a run is cut to one text, which a query took).
 
 When a batch is formed: the worker takes what is queued, and waits up to `max_wait_ms` for more
 only while callers are arriving concurrently (the current or the previous batch held more than
@@ -287,16 +288,18 @@ class MicroBatcher:
         # Whole requests (pieces) only; one larger than the limit still runs, alone. A run that
         # starts with queries takes only queries when `queries_only`: filling it up with other
         # texts would make them wait for those too. Otherwise (right after a queries-only run)
-        # the other texts go first, and queries fill up the rest.
-        first, second = (self._urgent, self._queue) if queries_only else (self._queue, self._urgent)
-        while first or second:
+        # the first waiting piece of other texts goes first, then queries as always: filled up
+        # after the queries only, it never got in where runs are cut to one text.
+        if not queries_only and not batch and self._queue:
+            size += len(self._queue[0].texts)
+            batch.append(self._dequeue(self._queue))
+        while self._urgent or self._queue:
             if queries_only and batch and batch[0].urgent and not self._urgent:
                 break
-            lane = first or second
-            head = lane[0]
+            head = (self._urgent or self._queue)[0]
             if batch and size + len(head.texts) > limit:
                 break
-            batch.append(self._dequeue(lane))
+            batch.append(self._dequeue())
             size += len(head.texts)
         return size
 
