@@ -13,6 +13,7 @@ budget allows, its words counting for the hit.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from .heads import HEAD_TOKENS
@@ -53,7 +54,8 @@ def with_item_names(
     cut = set(starts)
     names: dict[int, int] = {}
     for a, b in zip(bounds, bounds[1:], strict=False):
-        if not any(a < s < b for s in starts):
+        after = bisect_right(starts, a)  # the first segment starting after the item's line
+        if after == len(starts) or starts[after] >= b:
             continue  # whole in one segment: its name is in it
         name = _naming_line(lines, a, b)
         if name is None or name == a:

@@ -4,11 +4,12 @@ a reply. No protobuf here."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
 
-from ..fit import Form, ScoringOptions, SelectionOptions, Strategy
+from ..fit import Form, ScoringOptions, SelectionOptions, Strategy, query_terms
 from ..model import Kind
 
 
@@ -51,6 +52,12 @@ class FitQuery:
     include_content: bool = False
     explain: bool = False
     excerpts: bool = True
+
+    @cached_property
+    def terms(self) -> list[str]:
+        """The query's BM25 terms (fit.query_terms), made once for the entries' lexical factor
+        and the segments' relevance."""
+        return query_terms(self.query) if self.query else []
 
 
 @dataclass

@@ -26,7 +26,6 @@ from ..fit import (
     forward_references,
     marker_tokens,
     needs_factor,
-    query_terms,
     render_excerpt,
     score_candidates,
     select_entries,
@@ -145,7 +144,7 @@ class FitService:
         candidates = state.candidates()
         lexical = query_refs = None
         if query.query and needs_factor(query.scoring, "lexical_relevance", query.explain):
-            lexical = state.terms.bm25_scores(query_terms(query.query), size=n)
+            lexical = state.terms.bm25_scores(query.terms, size=n)
         relevance = best_segment = None
         if query.excerpts and state.segments.entries:
             relevance = _relevance(query, state, eligible)
@@ -239,7 +238,7 @@ class FitService:
 
 def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> Relevance:
     """The query's relevance of the eligible cut entries' segments."""
-    terms = query_terms(query.query) if query.query else []
+    terms = query.terms
     index = state.segments
     raw = index.bm25(terms) if terms else np.zeros(len(index.table()))
     full = index.full_match(terms, lambda term: state.terms.document_frequency(term) > 0)
