@@ -1,0 +1,203 @@
+"""Where text that is not a log is cut, and the bounds every segment keeps within
+(docs/excerpts.md): paragraphs, outlines of keys, short runs of long paragraphs, JSON items,
+and runs of a group over `max_lines`, `max_chars` or (joined) `max_segments`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..compress.whitespace import indentation
+from .config import SegmentConfig
+from .records import CAUSE
+
+__all__ = ["at_most", "capped", "json_items", "outlined", "paragraphs", "short_runs"]
+
+_HEADING = re.compile(r"^#{1,6} ")
+# A line that says what it holds by a key: `Key: value`, or `Key:` over what is indented
+# under it (`kubectl describe`, `pip show`, YAML, `lscpu`, an INI-less config).
+_KEY_LINE = re.compile(r"^\s*[A-Za-z_][\w .\-/()]*:(?:\s|$)")
+_ALIGNED_VALUE = re.compile(r"^\s*[A-Za-z_][\w .\-/()]*:\s{2,}\S")
+# A paragraph of such lines longer than this is cut into its keys' blocks (_outline): as one
+# paragraph, a pod of `kubectl describe` was a 245-token segment no 150-token Fit could show.
+_OUTLINE_CHARS = 300
+_OUTLINE_DEPTH = 8
+# A paragraph over max_chars is cut anyway: into runs of lines this long (about 60 tokens)
+# rather than as long as a segment may be. `/etc/services`, `mount`, YAML and Markdown read as
+# text had 250-token runs, one of which filled a 300-token Fit; a hit's run is now a few
+# lines, and its neighbours come as context where the budget has room.
+_TEXT_RUN_CHARS = 250
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_JSON_CLOSER = re.compile(r"^\s*[\]}]+,?\s*$")
+_JSON_MAX_DEPTH = 6
+
+
+def paragraphs(lines: list[str]) -> list[int]:
+    """First line of each paragraph; blank lines stay with the paragraph before them."""
+    starts = [0]
+    blank_before = False
+    in_fence = _FENCE.match(lines[0]) is not None
+    for i in range(1, len(lines)):
+        line = lines[i]
+        fence = _FENCE.match(line) is not None
+        if in_fence:
+            in_fence = not fence
+            continue
+        if line.strip() and (blank_before or _HEADING.match(line) or fence):
+            starts.append(i)
+        in_fence = fence
+        blank_before = not line.strip()
+    return starts
+
+
+def outlined(starts: list[int], lines: list[str]) -> list[int]:
+    """`starts` with each paragraph that is an outline of keys cut into its blocks (_outline)."""
+    bounds = [*starts, len(lines)]
+    out: list[int] = []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        out.extend(_outline(lines, a, b, _OUTLINE_DEPTH))
+    return out
+
+
+def _outline(lines: list[str], a: int, b: int, depth: int) -> list[int]:
+    """Where lines a..b are cut: whole when small or not an outline of keys, else at each
+    line of the least indentation, each with the lines indented under it, and those still
+    large cut the same way (a label over an outline of keys apart from it)."""
+    if depth == 0 or _chars(lines, a, b) <= _OUTLINE_CHARS:
+        return [a]
+    indents = {i: indentation(lines[i]) for i in range(a, b) if lines[i].strip()}
+    if not indents:
+        return [a]
+    low = min(indents.values())
+    top = [i for i, indent in indents.items() if indent == low]
+    if top == [min(indents)]:  # one line over all the others: a label, if it is one
+        inner = _outline(lines, top[0] + 1, b, depth - 1) if _KEY_LINE.match(lines[top[0]]) else []
+        return [a, *inner] if len(inner) > 1 else [a]
+    keys = [i for i in top if _KEY_LINE.match(lines[i])]
+    # Prose has lines that open with a few words and a colon too, but neither nests nor
+    # aligns what follows them in a column (`lscpu`, `kubectl describe`).
+    nested = len(top) < len(indents)
+    aligned = sum(1 for i in keys if _ALIGNED_VALUE.match(lines[i]))
+    if 3 * len(keys) < 2 * len(top) or not (nested or 3 * aligned >= 2 * len(keys)):
+        return [a]
+    cuts = sorted({a, *top})
+    out: list[int] = []
+    for s, e in zip(cuts, [*cuts[1:], b], strict=True):
+        out.extend(_outline(lines, s, e, depth - 1))
+    return out
+
+
+def short_runs(starts: list[int], lines: list[str], config: SegmentConfig) -> list[int]:
+    """`starts` with each paragraph over max_chars cut into runs of lines of at most
+    _TEXT_RUN_CHARS (a line longer on its own)."""
+    bounds = [*starts, len(lines)]
+    out: list[int] = []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        if _chars(lines, a, b) <= config.max_chars:
+            out.append(a)
+        else:
+            out.extend(_runs(lines, a, b, _TEXT_RUN_CHARS))
+    return out
+
+
+def json_items(lines: list[str], config: SegmentConfig) -> list[int]:
+    """First line of each array item at the shallowest depth that holds two or more (a list
+    of records is what a JSON tool output is usually made of), else of each member at the
+    shallowest object level whose members fit `max_lines`."""
+    depth_before: list[int] = []
+    in_array: list[bool] = []  # whether the line starts inside an array
+    stack: list[str] = []
+    for line in lines:
+        depth_before.append(len(stack))
+        in_array.append(bool(stack) and stack[-1] == "[")
+        for char in _JSON_STRING.sub("", line):
+            if char in "[{":
+                stack.append(char)
+            elif char in "]}" and stack:
+                stack.pop()
+    starts_at: dict[int, list[int]] = {}
+    for i in range(1, len(lines)):
+        if in_array[i] and not _JSON_CLOSER.match(lines[i]):
+            starts_at.setdefault(depth_before[i], []).append(i)
+    for depth in sorted(starts_at):
+        if len(starts_at[depth]) >= 2:
+            return [0, *starts_at[depth]]
+    best = [0]
+    for level in range(1, _JSON_MAX_DEPTH + 1):
+        starts = [0] + [
+            i
+            for i in range(1, len(lines))
+            if depth_before[i] == level and not _JSON_CLOSER.match(lines[i])
+        ]
+        if len(starts) > len(best):
+            best = starts
+        if len(starts) > 1 and max(np.diff([*starts, len(lines)])) <= config.max_lines:
+            return starts
+    return best
+
+
+def capped(starts: list[int], lines: list[str], config: SegmentConfig) -> list[int]:
+    """`starts` with every group over max_lines or max_chars split into runs within both. A
+    long traceback is also split where a cause begins (`Caused by:`, `During handling of the
+    above exception`), so that each cause heads a segment of its own: the root cause of a
+    Java exception, its last `Caused by:`, sat in the middle of a run of frames."""
+    out: list[int] = []
+    bounds = [*starts, len(lines)]
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        # (A one-line group has no cause to split at: most groups of a log.)
+        long = b - a > config.max_lines or (b - a > 1 and _chars(lines, a, b) > config.max_chars)
+        out.extend(_runs(lines, a, b, config.max_chars, config.max_lines, causes=long))
+    return out
+
+
+def _runs(
+    lines: list[str],
+    a: int,
+    b: int,
+    max_chars: int,
+    max_lines: int | None = None,
+    *,
+    causes: bool = False,
+) -> list[int]:
+    """First line of each run lines a..b are cut into, in order, each within `max_chars`
+    (a longer line on its own) and `max_lines`; with `causes`, a run also starts where a
+    cause begins (records.CAUSE)."""
+    out = [a]
+    chars = 0
+    for i in range(a, b):
+        size = len(lines[i]) + 1
+        full = chars + size > max_chars or (max_lines is not None and i - out[-1] >= max_lines)
+        if i > out[-1] and (full or (causes and CAUSE.match(lines[i]) is not None)):
+            out.append(i)
+            chars = 0
+        chars += size
+    return out
+
+
+def at_most(starts: list[int], lines: list[str], config: SegmentConfig) -> list[int]:
+    """`starts` with neighbouring segments joined, a few at a time, where there are more
+    than max_segments (each group within max_lines and max_chars; max_tokens is checked
+    after, as for every segment)."""
+    if len(starts) <= config.max_segments:
+        return starts
+    per = -(-len(starts) // config.max_segments)  # segments a group may join
+    bounds = [*starts, len(lines)]
+    out: list[int] = []
+    members = chars = 0
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        size = _chars(lines, a, b)
+        joins = out and members < per and chars + size <= config.max_chars
+        if joins and b - out[-1] <= config.max_lines:
+            members, chars = members + 1, chars + size
+        else:
+            out.append(a)
+            members, chars = 1, size
+    return out
+
+
+def _chars(lines: list[str], a: int, b: int) -> int:
+    """Characters of lines a..b, a newline after each."""
+    return sum(len(lines[i]) + 1 for i in range(a, b))
