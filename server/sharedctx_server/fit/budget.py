@@ -33,7 +33,7 @@ class SelectionOptions:
     min_score: float = 0.0
 
     def __post_init__(self) -> None:
-        # Invariants for callers of the Python API: the server's edge (edge/requests.py)
+        # Invariants for callers of the Python API: the server's edge (edge/requests/)
         # refuses a request breaking any of them, naming its field, before it gets here.
         if self.budget_tokens <= 0:
             raise ValueError(f"budget_tokens must be > 0, got {self.budget_tokens}")

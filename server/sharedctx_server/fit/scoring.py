@@ -109,7 +109,7 @@ class ScoringOptions:
     neighbour_decay: float = 2 / 3
 
     def __post_init__(self) -> None:
-        # Invariants for callers of the Python API: the server's edge (edge/requests.py)
+        # Invariants for callers of the Python API: the server's edge (edge/requests/)
         # checks the fields a request sets (weights, recency_decay_rate), naming each; the
         # others are not settable over the API.
         if len(self.weights) != len(FACTORS):
