@@ -17,14 +17,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from sharedctx.cli import (
-    NOT_INSTALLED,
-    AddedCommand,
-    Command,
-    add_client_args,
-    connect,
-    emit,
-)
+from sharedctx.cli import NOT_INSTALLED, AddedCommand, Command, connect
+from sharedctx.cli_args import add_client_args, emit
 from sharedctx.wire import KINDS
 from sharedctx.wording import counted
 

@@ -12,7 +12,8 @@ import os
 import re
 import sys
 
-from ..cli import AddedCommand, add_client_args, channel_credentials
+from ..cli import AddedCommand
+from ..cli_args import add_client_args, channel_credentials
 from ..client import AsyncClient
 from ..listen import bind, is_loopback, split_listen
 from ..target import parse_target

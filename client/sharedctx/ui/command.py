@@ -12,7 +12,8 @@ import json
 import os
 import sys
 
-from ..cli import AddedCommand, add_client_args, channel_credentials
+from ..cli import AddedCommand
+from ..cli_args import add_client_args, channel_credentials
 from ..listen import is_loopback, split_listen
 from ..target import parse_target
 from .config import EXAMPLE, UiConfig, listen_problem
