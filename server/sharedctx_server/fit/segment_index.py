@@ -18,12 +18,21 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from sharedctx_server.fit.lexical import BM25_B, BM25_K1
+from sharedctx_server.fit.postings import (
+    NO_ENTRY,
+    NO_POSTINGS,
+    EntryPostings,
+    Postings,
+    joined,
+    moved,
+    spliced,
+)
 from sharedctx_server.fit.segments import Segments
 
 __all__ = ["HEAD_TERM_SHARE", "SegmentIndex", "SegmentTable", "line_shape"]
@@ -49,56 +58,6 @@ def line_shape(terms: Sequence[str]) -> int:
     within one process matters."""
     words = tuple(t for t in terms if t.isalpha())
     return (hash(words) or 1) if words else 0
-
-
-class _Postings(NamedTuple):
-    """One term's postings over the flat table."""
-
-    positions: IntArray
-    counts: FloatArray
-    in_text: BoolArray  # the segment's own text holds the term (not only the entry's name)
-
-
-@dataclass(frozen=True, eq=False)
-class _Entry:
-    """One cut entry: its segments and their term-sorted postings."""
-
-    segments: Segments
-    term_ids: IntArray  # distinct term ids, ascending
-    offsets: IntArray  # postings of term_ids[k] are [offsets[k], offsets[k+1])
-    positions: IntArray  # the segment of each posting
-    counts: FloatArray  # the term's count in that segment
-    lengths: FloatArray  # terms per segment
-    names: frozenset[int]  # ids of the terms that name the entry (in every segment once)
-    shapes: IntArray  # each segment's shape (line_shape)
-
-    def postings(self, at: int, base: int) -> _Postings:
-        """The postings of the entry's `at`-th term, its segments at flat positions from
-        `base` on."""
-        lo, hi = self.offsets[at], self.offsets[at + 1]
-        counts = self.counts[lo:hi]
-        # A name is in every segment once: the text holds the term beyond that.
-        named = int(self.term_ids[at]) in self.names
-        return _Postings(
-            self.positions[lo:hi] + base,
-            counts,
-            counts > 1 if named else np.ones(hi - lo, dtype=np.bool_),
-        )
-
-
-_NONE = np.zeros(0, dtype=np.int64)
-_NO_POSTINGS = _Postings(_NONE, np.zeros(0), np.zeros(0, dtype=np.bool_))
-# What a removed entry's rows are replaced with.
-_NO_ENTRY = _Entry(
-    segments=Segments(_NONE, _NONE, np.zeros(0)),
-    term_ids=_NONE,
-    offsets=np.zeros(1, dtype=np.int64),
-    positions=_NONE,
-    counts=np.zeros(0),
-    lengths=np.zeros(0),
-    names=frozenset(),
-    shapes=_NONE,
-)
 
 
 @dataclass(frozen=True, eq=False)
@@ -167,21 +126,21 @@ class SegmentIndex:
     def __init__(self) -> None:
         self._vocabulary: dict[str, int] = {}
         self._df = np.zeros(1024, dtype=np.int64)  # segments holding each term id
-        self._entries: dict[int, _Entry] = {}
+        self._entries: dict[int, EntryPostings] = {}
         self._segments = 0
         self._total_length = 0.0
         self._table: SegmentTable | None = None
         self._norm: FloatArray | None = None  # BM25's length normalisation per flat position
         # Term id -> its postings, and how many of the splices since were applied to them.
-        self._flat: dict[int, tuple[int, _Postings]] = {}
+        self._flat: dict[int, tuple[int, Postings]] = {}
         # Changes since the cached postings were made (_splice): the table's rows [a, b)
         # replaced by the entry's (shift: rows gained). Applied to a term's postings when it
         # is next used, not on every write to all _CACHED_TERMS of them (5 ms).
-        self._splices: list[tuple[int, int, int, _Entry]] = []
+        self._splices: list[tuple[int, int, int, EntryPostings]] = []
         # Every cut entry's distinct term ids end to end (table order), where each entry's
         # start, and the entries: which entries hold a term is one comparison, not a search
         # per entry (built with the table, on the first new term after a change).
-        self._term_ids: tuple[IntArray, IntArray, list[_Entry]] | None = None
+        self._term_ids: tuple[IntArray, IntArray, list[EntryPostings]] | None = None
 
     @property
     def entries(self) -> int:
@@ -235,7 +194,7 @@ class SegmentIndex:
         pair_terms = pairs // width
         term_ids, first = np.unique(pair_terms, return_index=True)
         np.add.at(self._df, pair_terms, 1)
-        entry = self._entries[slot] = _Entry(
+        entry = self._entries[slot] = EntryPostings(
             segments=segments,
             term_ids=term_ids,
             offsets=np.append(first, pairs.size).astype(np.int64),
@@ -257,12 +216,12 @@ class SegmentIndex:
         self._forget(entry)
         self._splice(slot, True, None)
 
-    def _forget(self, entry: _Entry) -> None:
+    def _forget(self, entry: EntryPostings) -> None:
         np.subtract.at(self._df, entry.term_ids, np.diff(entry.offsets))
         self._segments -= entry.lengths.size
         self._total_length -= float(entry.lengths.sum())
 
-    def _splice(self, slot: int, held: bool, entry: _Entry | None) -> None:
+    def _splice(self, slot: int, held: bool, entry: EntryPostings | None) -> None:
         """What was built for the entries, with the rows of `slot` (if it `held` segments)
         replaced by those of `entry` (None: removed): the table, the term ids and the cached
         postings spliced; the length normalisation, which the average moves, made again on
@@ -275,7 +234,7 @@ class SegmentIndex:
         k = int(np.searchsorted(table.slots, slot))
         a, b = int(table.bounds[k]), int(table.bounds[k + held])
         inserted = entry is not None
-        new = entry if entry is not None else _NO_ENTRY
+        new = entry if entry is not None else NO_ENTRY
         count = len(new.segments)
         shift = count - (b - a)
 
@@ -284,7 +243,7 @@ class SegmentIndex:
 
         self._table = SegmentTable(
             slots=np.concatenate([table.slots[:k], [slot] * inserted, table.slots[k + held :]]),
-            bounds=_spliced(table.bounds, k, held, inserted, shift),
+            bounds=spliced(table.bounds, k, held, inserted, shift),
             slot_of=rows(table.slot_of, np.full(count, slot)),
             local=rows(table.local, np.arange(count)),
             tokens=rows(table.tokens, new.segments.tokens),
@@ -298,7 +257,7 @@ class SegmentIndex:
             lo, hi = int(starts[k]), int(starts[k + held])
             self._term_ids = (
                 np.concatenate([ids[:lo], new.term_ids, ids[hi:]]),
-                _spliced(starts, k, held, inserted, new.term_ids.size - (hi - lo)),
+                spliced(starts, k, held, inserted, new.term_ids.size - (hi - lo)),
                 [*entries[:k], *[new] * inserted, *entries[k + held :]],
             )
         if not self._flat:
@@ -355,7 +314,7 @@ class SegmentIndex:
             self._norm = k1 * (1.0 - b + b * lengths / (average or 1.0))
         return self._norm
 
-    def _postings(self, term_id: int) -> _Postings:
+    def _postings(self, term_id: int) -> Postings:
         """The term's postings as flat table positions, counts and whether the text itself
         holds the term there (not only the entry's name); cached for the last _CACHED_TERMS
         terms, and brought up to date with the entries changed since when used again."""
@@ -365,7 +324,7 @@ class SegmentIndex:
             for a, b, shift, entry in self._splices[done:]:
                 at = int(np.searchsorted(entry.term_ids, term_id))
                 holds = at < entry.term_ids.size and entry.term_ids[at] == term_id
-                found = _moved(found, a, b, shift, entry.postings(at, a) if holds else _NO_POSTINGS)
+                found = moved(found, a, b, shift, entry.postings(at, a) if holds else NO_POSTINGS)
             if done < len(self._splices):
                 self._flat[term_id] = (len(self._splices), found)
             return found
@@ -381,7 +340,7 @@ class SegmentIndex:
         # An entry's term ids are distinct: at most one match per entry, in table order.
         where = np.flatnonzero(ids == term_id)
         holders = np.searchsorted(starts, where, side="right") - 1
-        found = _joined(
+        found = joined(
             entries[k].postings(at, int(table.bounds[k]))
             for k, at in zip(holders.tolist(), (where - starts[holders]).tolist(), strict=True)
         )
@@ -438,41 +397,6 @@ class SegmentIndex:
                 _inherit(scores, table, positions, gain)
             matched[positions[postings.in_text]] = True
         return np.where(matched, scores, 0.0)
-
-
-def _spliced(bounds: IntArray, k: int, held: bool, inserted: bool, shift: int) -> IntArray:
-    """Run bounds (run i is `bounds[i]` to `bounds[i + 1]`) with run k dropped if it was
-    `held`, and a run put in its place if `inserted`, `shift` elements longer than the one
-    dropped (or than none)."""
-    return np.concatenate([bounds[: k + inserted], bounds[k + held :] + shift])
-
-
-def _moved(postings: _Postings, a: int, b: int, shift: int, added: _Postings) -> _Postings:
-    """Postings (ascending positions) after the table's rows [a, b) were replaced by rows
-    holding `added`: those in [a, b) gone, `added` in their place, those after moved by
-    `shift` (the rows gained)."""
-    positions = postings.positions
-    i, j = np.searchsorted(positions, (a, b)).tolist()
-    if i == positions.size and not added.positions.size:
-        return postings
-    return _joined((_part(postings, 0, i), added, _part(postings, j, None, shift)))
-
-
-def _part(postings: _Postings, start: int, stop: int | None, shift: int = 0) -> _Postings:
-    positions = postings.positions[start:stop]
-    return _Postings(
-        positions + shift if shift else positions,
-        postings.counts[start:stop],
-        postings.in_text[start:stop],
-    )
-
-
-def _joined(parts: Iterable[_Postings]) -> _Postings:
-    """Postings one after another, as one."""
-    listed = list(parts)
-    if not listed:
-        return _NO_POSTINGS
-    return _Postings(*(np.concatenate(column) for column in zip(*listed, strict=True)))
 
 
 def _inherit(
