@@ -1,6 +1,6 @@
 """The server's modules import only downwards, with no import cycles (each unit may use the
-units listed before it in LAYERS, never one after), and the client package never imports the
-server package."""
+units listed before it in LAYERS, never one after), the client package never imports the
+server package, and no module grows past one job's length."""
 
 from __future__ import annotations
 
@@ -129,3 +129,21 @@ def test_the_client_package_never_imports_the_server_package() -> None:
         if any(t.split(".")[0] == "sharedctx_server" for t in imports(path, module)):
             offenders.append(module)
     assert offenders == []
+
+
+# A module holds one job; past this many lines it usually holds two. The settings module is
+# the one exception: a declarative table of every setting (its flag, variable, default, rule
+# and help), which reads best whole.
+MAX_MODULE_LINES = 450
+LONG_BY_DESIGN = {"server/sharedctx_server/settings.py"}
+
+
+def test_no_module_outgrows_one_job() -> None:
+    sources = [*SERVER.rglob("*.py"), *(ROOT / "client" / "sharedctx").rglob("*.py")]
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in sources
+        if not path.name.endswith(("_pb2.py", "_pb2_grpc.py", "_pb2.pyi"))
+        and (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert set(long) <= LONG_BY_DESIGN, f"split these by job: {long}"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from sharedctx_server.model import EntryMeta, Stamp, StoredEntry
 from sharedctx_server.state import nsstate
-from sharedctx_server.state.nsstate import NamespaceState, echoed_command
+from sharedctx_server.state.entry_text import echoed_command
+from sharedctx_server.state.nsstate import NamespaceState
 
 
 def entry(key: str, seq: int) -> StoredEntry:

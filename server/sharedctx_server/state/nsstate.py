@@ -7,7 +7,6 @@ columns once per change (neighbours, reference counts), never per entry per quer
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,9 +21,10 @@ from ..fit.neighbours import Neighbours, thread_neighbours
 from ..fit.scoring import Candidates
 from ..fit.segment_index import SegmentIndex
 from ..fit.segments import Segments, is_long_line, line_head
-from ..model import EntryMeta, Kind, StoredEntry
+from ..model import Kind, StoredEntry
 from ..segment import excerpt_lines
 from ..segment.extremes import extreme_terms
+from .entry_text import echoed_command, name_terms, turn_role
 from .turn_cache import TurnCache
 
 FloatArray = npt.NDArray[np.float64]
@@ -56,44 +56,6 @@ class SlotInfo:
     aliases: tuple[str, ...]
     references: tuple[str, ...]
     relevance_text: str
-
-
-# A shell prompt and the command after it: `$ make test`, `dev@box:~/app$ make test`.
-_COMMAND_ECHO = re.compile(r"^(?:[\w.-]+@[\w.-]+:\S*)?\$ +\S")
-
-
-def echoed_command(text: str) -> str | None:
-    """The command a shell tool's output opens with, spaced as one (`$ make  test`, or after
-    a prompt `dev@box:~/app$ make test`: `make test`), or None."""
-    end = text.find("\n")
-    first = text if end < 0 else text[:end]
-    if _COMMAND_ECHO.match(first) is None:
-        return None
-    return " ".join(first.split("$", 1)[1].split())
-
-
-def name_terms(key: str, meta: EntryMeta) -> list[str]:
-    """The BM25 terms that name an entry rather than say what it holds: its key, its tool's
-    name and its kind. A query often says where to look ("the Linux log", "the pytest
-    output"); as terms of the entry and of each of its segments, such words pick the entry's
-    lines over the same line elsewhere, and a word every entry shares (its kind, in a
-    namespace of logs) weighs nothing."""
-    kind = meta.kind.hint or ""
-    return list(dict.fromkeys(lexical_terms(f"{key} {meta.tool_name} {kind.replace('_', ' ')}")))
-
-
-def _turn_role(kind: Kind, role: str, tool_name: str) -> str:
-    """How the turn strategies see an entry: a message role, or "" for a tool output.
-
-    Messages keep their role (user when none is given). Tool outputs attach to the turn they
-    happened in, like the kit's tool calls. Anything else (logs, documents, notes) stands as
-    a turn of its own, the way an assistant message with no open turn does.
-    """
-    if kind == Kind.MESSAGE:
-        return role or "user"
-    if kind == Kind.TOOL_OUTPUT or (kind == Kind.UNSPECIFIED and tool_name and not role):
-        return ""
-    return role or "assistant"
 
 
 @dataclass(frozen=True)
@@ -235,7 +197,7 @@ class NamespaceState:
         self.set_vector(slot, vector)
         self.info[slot] = SlotInfo(
             key=entry.key,
-            role=_turn_role(meta.kind, meta.role, meta.tool_name),
+            role=turn_role(meta.kind, meta.role, meta.tool_name),
             agent_id=meta.agent_id,
             tool_name=meta.tool_name,
             thread=meta.thread,
@@ -273,7 +235,7 @@ class NamespaceState:
         # The command a shell tool's output opens with (`$ ruff check .`) names the output,
         # as its tool's name does: a line of its own, it matched every question naming the
         # program, in each run of it, and took the place of the lines that answer.
-        if lines and _COMMAND_ECHO.match(lines[0]):
+        if lines and echoed_command(lines[0]) is not None:
             names = list(dict.fromkeys([*names, *lexical_terms(lines[0])]))
             lines = ["", *lines[1:]]
         # A segment matches by what an excerpt of it shows: a long line by its head (a line
