@@ -43,20 +43,6 @@ NOT_INSTALLED = {
 }
 
 
-COMMAND_GROUP = "sharedctx.commands"
-
-
-_SERVER_HINT = "pip install -e '.[server]' in the sharedctx checkout"
-
-
-# What the commands of the server package say when it is not installed.
-NOT_INSTALLED = {
-    "serve": f"the server is not installed: {_SERVER_HINT}",
-    "compress": f"compress needs the server: {_SERVER_HINT}",
-    "reembed": f"reembed needs the server package: {_SERVER_HINT}",
-}
-
-
 class Command(Protocol):
     """A command another package adds to `sharedctx` (an entry point of COMMAND_GROUP)."""
 
