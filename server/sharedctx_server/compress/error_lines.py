@@ -111,6 +111,9 @@ _NEEDLES = (
     "not permitted",
     "no rule to make",
     "cannot ",
+    # An escape sequence: the predicate reads a line without its colour codes, so a shape
+    # that must start the line (`E0001:`, `error:`) may follow one (`\x1b[31merror: ...`).
+    "\x1b",
 )
 # The rest of the vocabulary: phrases whose words a tab or double space may separate, each
 # with a literal it needs (a line without it is not searched), and the shapes anchored at a
