@@ -160,6 +160,77 @@ def test_a_c_header_keeps_the_declarations_of_its_extern_c_block(
     assert "    x = x + 3;" not in out  # a function's body still goes
 
 
+def test_a_header_keeps_the_first_paragraph_of_each_comment(token_counter: TokenCounter) -> None:
+    # zlib.h documents each function in a comment several times longer than its prototype:
+    # kept whole, the header had saved 2%.
+    lines = ["#ifndef CODEC_H", "#define CODEC_H", "#include <stddef.h>", ""]
+    for m in range(10):
+        lines += [
+            f"int codec_step{m}(struct codec *c, const char *in, size_t len);",
+            "/*",
+            f"     Runs step {m} of the codec over the input.",
+            "   The first paragraph says what the call does.",
+            "",
+            "     Further paragraphs explain every flag, each return value and what",
+            "   the caller must have done before, at length, for several lines that an",
+            "   agent reading the header for its API rarely needs in full.",
+            "   The state is left as it was when a bad flag is given.",
+            f"   Returns CODEC_STREAM_ERROR if the stream state {m} was inconsistent.",
+            "*/",
+            "",
+        ]
+    lines += ["#endif"]
+    text = "\n".join(lines)
+    result = compress(text, count_tokens=token_counter.count, kind="document")
+    assert result.compressor == "source"
+    out = result.text.split("\n")
+    assert "int codec_step7(struct codec *c, const char *in, size_t len);" in out
+    assert "     Runs step 7 of the codec over the input." in out
+    assert "   The first paragraph says what the call does." in out
+    assert "   agent reading the header for its API rarely needs in full." not in out
+    assert out.count("*/") == 10  # each comment still closes
+    assert missing_error_lines(text, result.text) == []
+    assert result.compressed_tokens < 0.7 * result.original_tokens
+
+
+def test_a_header_without_braces_reads_as_source(token_counter: TokenCounter) -> None:
+    # stdio.h declares its API with macros around plain prototypes: no braces to count.
+    lines = ["#ifndef _IO_H", "#define _IO_H 1", "#include <stddef.h>", "__BEGIN_DECLS", ""]
+    for m in range(30):
+        lines += [
+            f"/* Write item {m} to STREAM; the stream must be open for writing.",
+            "",
+            "   Each call flushes what the previous one left in the buffer, so that",
+            "   another process reading the file sees it at once, and a reader that",
+            "   polls the file finds every item written before the call returned.",
+            "   Items are written whole or not at all. */",
+            f"extern int io_put{m} (FILE *__restrict __stream, const char *__s) __nonnull ((1));",
+        ]
+    lines += ["__END_DECLS", "#endif"]
+    text = "\n".join(lines)
+    result = compress(text, count_tokens=token_counter.count, kind="document")
+    assert result.compressor == "source"
+    out = result.text.split("\n")
+    assert all(f"extern int io_put{m} (FILE" in result.text for m in range(30))
+    assert "/* Write item 7 to STREAM; the stream must be open for writing." in out
+    assert "   another process reading the file sees it at once, and a reader that" not in out
+    assert "   Items are written whole or not at all. */" in out
+
+
+def test_braces_inside_a_comment_open_no_block(token_counter: TokenCounter) -> None:
+    lines = ['extern "C" {', "/* Use it like this:", "     while (more) {", "*/"]
+    for m in range(12):
+        lines += [f"int table_get{m}(struct table *t, const char *key, size_t len);"]
+    lines += ["static inline int table_twice(int x) {"]
+    lines += [f"    x = x + {k};" for k in range(60)]
+    lines += ["    return x;", "}", "}"]
+    text = "\n".join(lines)
+    out = compress(text, count_tokens=token_counter.count, kind="document").text.split("\n")
+    # The comment's `{` never closes: read as a block, it had hidden every declaration.
+    assert "int table_get9(struct table *t, const char *key, size_t len);" in out
+    assert "    x = x + 3;" not in out
+
+
 def test_json_documents_one_after_another_are_not_outlined_as_code(
     token_counter: TokenCounter,
 ) -> None:
