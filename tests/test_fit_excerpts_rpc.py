@@ -699,3 +699,33 @@ async def test_a_part_of_a_long_json_record_comes_with_the_records_name(
     shown = "".join(entry.content for entry in result.entries)
     assert '"reason": "OOMKilled"' in shown
     assert '"name": "billing-5c7d9-00061"' in shown
+
+
+async def test_an_excerpt_says_how_often_its_match_repeats(client: AsyncClient) -> None:
+    # 54 timeouts in a 3,000-line log: the excerpt shows a few (repeats give way), and says
+    # how many there are, so that "how many times?" has an answer within 500 tokens.
+    lines, timeouts = [], 0
+    for i in range(3000):
+        stamp = f"2026-05-01 10:{i // 60 % 60:02d}:{i % 60:02d}"
+        if i % 55 == 7:
+            timeouts += 1
+            lines.append(
+                f"{stamp} WARN payments-client request {1000 + i} timed out after {i % 30}s"
+            )
+        elif i % 3:
+            lines.append(f"{stamp} INFO orders handled GET /api/orders/{i} in {i % 200}ms")
+        else:
+            lines.append(f"{stamp} DEBUG cache hit ratio 0.{i % 97:02d} for shard {i % 16}")
+    await client.put(NS, "logs/gateway", "\n".join(lines), kind="log")
+    result = await client.fit(
+        NS, "how many times did the payments client time out?", 500, include_content=True
+    )
+    (entry,) = [e for e in result.entries if e.key == "logs/gateway"]
+    assert entry.form == "excerpt"
+    shown = entry.content.count("timed out after")
+    assert 0 < shown < timeouts
+    (line, count), *others = entry.repeats
+    assert count == timeouts
+    assert "timed out after" in lines[line - 1]
+    assert any(a <= line <= b for a, b in entry.line_ranges)  # a line the excerpt shows
+    assert not others  # the cache and request lines share no word with the question

@@ -274,3 +274,21 @@ def test_a_heading_names_the_kind_only_when_the_writer_gave_one() -> None:
     assert heading(note) == "--- notes/plan | note | 2026-12-02T09:14:03Z"
     unsaid = FitEntry("scratch", 0, 1.0, "full", 5, "x", when, "unspecified", "")
     assert heading(unsaid) == "--- scratch | 2026-12-02T09:14:03Z"
+
+
+def test_an_excerpts_heading_says_how_often_its_best_match_repeats() -> None:
+    from datetime import UTC, datetime
+
+    from sharedctx.mcp.render import heading
+    from sharedctx.types import FitEntry
+
+    when = datetime(2026, 12, 2, 9, 14, 3, tzinfo=UTC)
+    log = FitEntry(
+        "logs/gateway", 1, 1.0, "excerpt", 300, "x", when, "log", "",
+        line_ranges=((65, 69),), total_lines=3000, repeats=((67, 54), (80, 135)),
+    )  # fmt: skip
+    # Only the best match's count: a heading's tokens come out of the budget too.
+    assert heading(log) == (
+        "--- logs/gateway | log | 2026-12-02T09:14:03Z | excerpt: lines 65-69 of 3000 | "
+        "line 67 is one of 54 alike"
+    )

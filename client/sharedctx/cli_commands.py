@@ -13,7 +13,7 @@ from dataclasses import asdict
 from .cli_args import emit, stdin_text
 from .client import Client
 from .errors import SharedCtxError, UnavailableError
-from .fit_table import fit_dict, format_fit_table, format_ranges
+from .fit_table import fit_dict, format_fit_table, format_ranges, format_repeats
 from .wording import counted
 
 # Fit's filters by their command-line flag (repeatable): the Filters field, and its help.
@@ -146,6 +146,8 @@ def fit(client: Client, args: argparse.Namespace) -> None:
     if args.content:
         for entry in result.entries:
             where = f", lines {format_ranges(entry)}" if entry.form == "excerpt" else ""
+            if entry.repeats:
+                where += f"; {format_repeats(entry)}"
             print(f"\n--- {entry.key} ({entry.form}, {entry.tokens} tokens{where})")
             print(entry.content)
 

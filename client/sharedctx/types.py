@@ -124,6 +124,9 @@ class FitEntry:
     # (for JSON stored on one line, of its json.dumps(doc, indent=1, ensure_ascii=False)).
     line_ranges: tuple[tuple[int, int], ...] = ()
     total_lines: int = 0
+    # An excerpt's matches that repeat beyond it: (first line of a shown one; how many
+    # records of the whole entry say the same, numbers and ids aside), best match first.
+    repeats: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -265,6 +265,7 @@ def _fit_entry(e: pb.FitEntry) -> FitEntry:
         thread=e.thread,
         line_ranges=tuple((r.first, r.last) for r in e.line_ranges),
         total_lines=e.total_lines,
+        repeats=tuple((r.line, r.count) for r in e.repeats),
     )
 
 

@@ -125,6 +125,10 @@ class FitItem(BaseModel):
         description="for an excerpt: the line ranges shown (1-based, inclusive)"
     )
     total_lines: int = Field(description="for an excerpt: lines of the whole entry")
+    repeats: list[tuple[int, int]] = Field(
+        description="for an excerpt: (line of a shown match, how many records of the whole "
+        "entry say the same, numbers and ids aside) for matches that repeat beyond it"
+    )
 
     @classmethod
     def of(cls, entry: FitEntry) -> FitItem:

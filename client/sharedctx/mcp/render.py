@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from ..fit_table import format_ranges
+from ..fit_table import format_ranges, format_repeats
 from ..types import FitEntry, FitResult
 from ..wording import counted
 
@@ -70,6 +70,9 @@ def heading(entry: FitEntry) -> str:
     parts = [entry.key, *kinds, iso(when) or "time unknown"]
     if entry.form == "excerpt":
         parts.append(f"excerpt: lines {format_ranges(entry)}")
+        # The best match's count only: a heading's tokens come out of the budget too.
+        if entry.repeats:
+            parts.append(format_repeats(replace(entry, repeats=entry.repeats[:1])))
     return "--- " + " | ".join(parts)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..fit_table import format_repeats
 from ..types import FitCandidate, FitEntry, FitResult
 from .explain import FACTORS, Factor, Reason, reason
 from .fitform import FitForm
@@ -83,6 +84,8 @@ def _detail(
         if entry.form == "excerpt":
             shown = sum(b - a + 1 for a, b in entry.line_ranges)
             lines = f" ({shown:,} of {entry.total_lines:,} lines)"
+            if entry.repeats:
+                lines += f" ({format_repeats(entry)})"
         return (
             f"Went in {how.get(entry.form, entry.form)}{lines}, number {entry.rank} in the "
             f"fill, {_tokens(entry.tokens)}."

@@ -395,7 +395,7 @@ class LineRange(_message.Message):
     def __init__(self, first: _Optional[int] = ..., last: _Optional[int] = ...) -> None: ...
 
 class FitEntry(_message.Message):
-    __slots__ = ("key", "rank", "score", "form", "tokens", "content", "event_time", "kind", "thread", "line_ranges", "total_lines")
+    __slots__ = ("key", "rank", "score", "form", "tokens", "content", "event_time", "kind", "thread", "line_ranges", "total_lines", "repeats")
     KEY_FIELD_NUMBER: _ClassVar[int]
     RANK_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
@@ -407,6 +407,7 @@ class FitEntry(_message.Message):
     THREAD_FIELD_NUMBER: _ClassVar[int]
     LINE_RANGES_FIELD_NUMBER: _ClassVar[int]
     TOTAL_LINES_FIELD_NUMBER: _ClassVar[int]
+    REPEATS_FIELD_NUMBER: _ClassVar[int]
     key: str
     rank: int
     score: float
@@ -418,7 +419,16 @@ class FitEntry(_message.Message):
     thread: str
     line_ranges: _containers.RepeatedCompositeFieldContainer[LineRange]
     total_lines: int
-    def __init__(self, key: _Optional[str] = ..., rank: _Optional[int] = ..., score: _Optional[float] = ..., form: _Optional[_Union[Form, str]] = ..., tokens: _Optional[int] = ..., content: _Optional[str] = ..., event_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kind: _Optional[_Union[Kind, str]] = ..., thread: _Optional[str] = ..., line_ranges: _Optional[_Iterable[_Union[LineRange, _Mapping]]] = ..., total_lines: _Optional[int] = ...) -> None: ...
+    repeats: _containers.RepeatedCompositeFieldContainer[Repeat]
+    def __init__(self, key: _Optional[str] = ..., rank: _Optional[int] = ..., score: _Optional[float] = ..., form: _Optional[_Union[Form, str]] = ..., tokens: _Optional[int] = ..., content: _Optional[str] = ..., event_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kind: _Optional[_Union[Kind, str]] = ..., thread: _Optional[str] = ..., line_ranges: _Optional[_Iterable[_Union[LineRange, _Mapping]]] = ..., total_lines: _Optional[int] = ..., repeats: _Optional[_Iterable[_Union[Repeat, _Mapping]]] = ...) -> None: ...
+
+class Repeat(_message.Message):
+    __slots__ = ("line", "count")
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    line: int
+    count: int
+    def __init__(self, line: _Optional[int] = ..., count: _Optional[int] = ...) -> None: ...
 
 class SegmentScore(_message.Message):
     __slots__ = ("first_line", "last_line", "tokens", "relevance", "chosen")

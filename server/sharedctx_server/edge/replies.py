@@ -199,6 +199,8 @@ def fit(result: FitAnswer, server_ms: float) -> pb.FitResponse:
         msg.event_time.FromMilliseconds(item.event_ms)
         for first, last in item.line_ranges:
             msg.line_ranges.add(first=first, last=last)
+        for line, count in item.repeats:
+            msg.repeats.add(line=line, count=count)
     for note in result.explain:
         _candidate(reply.explain.add(), note)
     return reply

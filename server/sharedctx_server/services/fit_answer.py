@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..fit import FACTORS, Form, Reason, Relevance, SegmentView, Selection, Strategy
+from ..fit.repeats import repeated_records
 from ..model import Kind
 from ..state.nsstate import NamespaceState
 from .fit_model import CandidateNote, FitAnswer, FitItem, FitQuery, SegmentNote
@@ -60,6 +61,9 @@ def answer(query: FitQuery, state: NamespaceState, selected: Selected) -> FitAns
                 version=int(state.entry_version[idx]),
                 line_ranges=tuple(excerpt.ranges()) if excerpt is not None else (),
                 total_lines=excerpt.total_lines if excerpt is not None else 0,
+                repeats=_repeats(selected.relevance, idx, excerpt.covered)
+                if excerpt is not None and selected.relevance is not None
+                else (),
             )
         )
     counts = np.bincount(sel.reasons[live].astype(np.int64), minlength=len(Reason))
@@ -79,6 +83,20 @@ def answer(query: FitQuery, state: NamespaceState, selected: Selected) -> FitAns
         weights=weights,
         explain=_explain(state, selected) if query.explain else [],
     )
+
+
+def _repeats(relevance: Relevance, row: int, covered: list[int]) -> tuple[tuple[int, int], ...]:
+    """How often the excerpt of `row`'s matches (segments sharing a term with the query)
+    repeat in its entry."""
+    try:
+        span = relevance.table.span(row)
+    except KeyError:  # not among the segments this query scored (a turn strategy's own)
+        return ()
+    matched = np.where(relevance.lexical[span] > 0, relevance.rho[span], 0.0)
+    records = repeated_records(
+        relevance.segments_of(row), relevance.table.shapes[span], matched, covered
+    )
+    return tuple(records)
 
 
 def _explain(state: NamespaceState, selected: Selected) -> list[CandidateNote]:

@@ -75,6 +75,9 @@ class FitItem:
     version: int  # the entry's version when selected: its text is read at that version only
     line_ranges: tuple[tuple[int, int], ...] = ()  # an excerpt's lines, 1-based, inclusive
     total_lines: int = 0  # an excerpt's whole entry
+    # An excerpt's matches that repeat beyond it: (first line of a shown one, 1-based;
+    # records of the entry like it), fit.repeats.
+    repeats: tuple[tuple[int, int], ...] = ()
     content: str = ""
 
 

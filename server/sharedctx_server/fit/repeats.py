@@ -1,0 +1,70 @@
+"""How often an excerpt's matches repeat in their entry (docs/excerpts.md).
+
+Repeats give way in a fill (fit.excerpt_items): past the first few copies of a line shape,
+each further one counts less, so an excerpt shows a few examples of a repeated line and
+spends the rest of the budget on lines that say something else. The agent that asked "how
+many times did the payments call time out?" then sees three timeouts of 54. This module
+says how many there are: for each shape among the excerpt's matches that has more copies in
+the entry than the excerpt shows, the first shown record of it and the entry's count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from sharedctx_server.fit.segments import Segments
+
+__all__ = ["MAX_REPEATS", "STRONG_SHARE", "repeated_records"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+# Repeats reported per excerpt, best match first: a question is about one or two lines.
+MAX_REPEATS = 3
+# A match counts when it scores at least this share of the excerpt's best: a line that shares
+# only a common word of the query ("payments" in "how many times did payments time out?") is
+# context, and its count (284 `payments handled GET` lines) no answer.
+STRONG_SHARE = 0.5
+
+
+def repeated_records(
+    segments: Segments,
+    shapes: IntArray,
+    relevance: FloatArray,
+    covered: Sequence[int],
+) -> list[tuple[int, int]]:
+    """(first line, 1-based, of a shown match; records of the entry of its shape) for each
+    shape among the shown segments that match the query (`relevance` > 0, at least
+    STRONG_SHARE of the best shown) with more copies in the entry than shown, the best
+    match's shape first, at most MAX_REPEATS. `shapes` and
+    `relevance` are aligned with `segments`; shape 0 is no shape (fit.segment_index)."""
+    shown = np.asarray(sorted(set(covered)), dtype=np.int64)
+    if not shown.size or not shapes.size:
+        return []
+    matches = shown[(relevance[shown] > 0) & (shapes[shown] != 0)]
+    if not matches.size:
+        return []
+    matches = matches[relevance[matches] >= STRONG_SHARE * relevance[matches].max()]
+    # Best match first; ties in text order.
+    matches = matches[np.lexsort((matches, -relevance[matches]))]
+    kinds, counts = np.unique(shapes, return_counts=True)
+    in_entry = dict(zip(kinds.tolist(), counts.tolist(), strict=True))
+    shown_kinds, shown_counts = np.unique(shapes[shown], return_counts=True)
+    in_excerpt = dict(zip(shown_kinds.tolist(), shown_counts.tolist(), strict=True))
+    starts = segments.starts
+    out: list[tuple[int, int]] = []
+    seen: set[int] = set()
+    for segment in matches.tolist():
+        shape = int(shapes[segment])
+        if shape in seen:
+            continue
+        seen.add(shape)
+        if in_entry[shape] > in_excerpt[shape]:
+            first = int(shown[shapes[shown] == shape][0])  # its first copy in the excerpt
+            out.append((int(starts[first]) + 1, in_entry[shape]))
+            if len(out) == MAX_REPEATS:
+                break
+    return out
