@@ -39,8 +39,8 @@ def repeated_records(
     """(first line, 1-based, of a shown match; records of the entry of its shape) for each
     shape among the shown segments that match the query (`relevance` > 0, at least
     STRONG_SHARE of the best shown) with more copies in the entry than shown, the best
-    match's shape first, at most MAX_REPEATS. `shapes` and
-    `relevance` are aligned with `segments`; shape 0 is no shape (fit.segment_index)."""
+    match's shape first, at most MAX_REPEATS. `shapes` and `relevance` are aligned with
+    `segments`; shape 0 is no shape (fit.segment_index)."""
     shown = np.asarray(sorted(set(covered)), dtype=np.int64)
     if not shown.size or not shapes.size:
         return []
