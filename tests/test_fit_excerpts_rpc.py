@@ -729,3 +729,34 @@ async def test_an_excerpt_says_how_often_its_match_repeats(client: AsyncClient) 
     assert "timed out after" in lines[line - 1]
     assert any(a <= line <= b for a, b in entry.line_ranges)  # a line the excerpt shows
     assert not others  # the cache and request lines share no word with the question
+
+
+async def test_the_most_common_error_comes_first_with_its_count(client: AsyncClient) -> None:
+    # Four kinds of error line, 40 / 15 / 7 / 3 copies, among 4,000 lines: no word of "the
+    # most common error" tells them apart, their counts do.
+    kinds = [
+        ("ERROR db-pool connection reset by peer host=db{n}", 40),
+        ("ERROR auth token expired for user u{n}", 15),
+        ("ERROR s3-upload checksum mismatch for object o{n}", 7),
+        ("ERROR queue consumer crashed with exit code {n}", 3),
+    ]
+    errors = [kind for kind, copies in kinds for _ in range(copies)]
+    every = 4000 // len(errors)
+    lines = []
+    for i in range(4000):
+        stamp = f"2026-05-01T11:{i // 60 % 60:02d}:{i % 60:02d}Z"
+        k = i // every
+        if i % every == every // 2 and k < len(errors):
+            # Interleaved so that no kind comes first in the log.
+            kind = errors[(k * 37) % len(errors)]
+            lines.append(f"{stamp} {kind.format(n=i)}")
+        else:
+            lines.append(f"{stamp} INFO api handled request {i * 7} in {i % 300}ms")
+    await client.put(NS, "logs/api", "\n".join(lines), kind="log")
+    result = await client.fit(
+        NS, "what is the most common error in the api log?", 300, include_content=True
+    )
+    (entry,) = [e for e in result.entries if e.key == "logs/api"]
+    assert "connection reset by peer" in entry.content
+    (line, count), *_ = entry.repeats
+    assert count == 40 and "connection reset by peer" in lines[line - 1]

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
 from sharedctx_server.fit import lexical_terms, query_terms
-from sharedctx_server.fit.superlatives import LEAST, MOST, column_words, superlative_terms
+from sharedctx_server.fit.segment_relevance import frequent_shape_first
+from sharedctx_server.fit.superlatives import (
+    LEAST,
+    MOST,
+    column_words,
+    frequency_asked,
+    superlative_terms,
+)
 
 
 def test_a_column_is_asked_by_its_names_words_folded() -> None:
@@ -60,3 +68,28 @@ def test_query_terms_are_the_lexical_terms_then_the_marks() -> None:
     assert query_terms(query) == lexical_terms(query) + superlative_terms(query)
     # A mark is no word: no text's terms can hold one.
     assert not any(t.startswith((MOST, LEAST)) for t in lexical_terms(f"{MOST}mem {LEAST}cpu"))
+
+
+def test_how_often_is_a_superlative_of_its_own() -> None:
+    assert frequency_asked("what is the most common error in the api log?") == 1
+    assert frequency_asked("which test fails most often?") == 1
+    assert frequency_asked("the most frequently failing job") == 1
+    assert frequency_asked("which warning is least common?") == -1
+    assert frequency_asked("what is the rarest event?") == -1
+    # Asked of a value, or of nothing: no frequency.
+    assert frequency_asked("which process uses the most memory?") == 0
+    assert frequency_asked("what is the most recent error?") == 0
+    assert frequency_asked("how often does the job run?") == 0
+    assert superlative_terms("what is the most common error?") == []  # and no marks
+
+
+def test_the_most_frequent_strong_match_is_lifted_to_the_top() -> None:
+    # Shapes 1 (two copies) and 2 (three) match strongly; 3 weakly (four copies); 0 no shape.
+    rho = np.asarray([0.9, 0.8, 0.7, 0.75, 0.72, 0.2, 0.2, 0.2, 0.2, 0.6])
+    shapes = np.asarray([1, 1, 2, 2, 2, 3, 3, 3, 3, 0])
+    most = frequent_shape_first(rho, shapes, 1)
+    assert most.tolist() == [0.9, 0.8, 0.9, 0.9, 0.9, 0.2, 0.2, 0.2, 0.2, 0.6]
+    least = frequent_shape_first(rho, shapes, -1)
+    assert least.tolist() == [0.9, 0.9, 0.7, 0.75, 0.72, 0.2, 0.2, 0.2, 0.2, 0.6]
+    assert frequent_shape_first(rho, shapes, 0) is rho
+    assert frequent_shape_first(np.zeros(3), np.ones(3, dtype=np.int64), 1).tolist() == [0, 0, 0]

@@ -29,14 +29,17 @@ from sharedctx_server.fit.segments import Segments
 
 __all__ = [
     "ERROR_SHARE",
+    "FREQUENT_AMONG",
     "FULL_SHARE",
     "MarkerTokens",
     "Relevance",
     "SegmentView",
+    "frequent_shape_first",
     "segment_relevance",
 ]
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 # The token count of an omission marker line standing for that many lines (the caller's).
 MarkerTokens = Callable[[int], int]
@@ -46,6 +49,29 @@ ERROR_SHARE = 0.3
 # The share of a full match (every query term the namespace holds, once) the best segment
 # must score for its hits to weigh fully against whole entries (quality above).
 FULL_SHARE = 0.5
+
+
+# "The most common error": among the segments that match at least this share of the best,
+# the shape with the most copies (frequent_shape_first).
+FREQUENT_AMONG = 0.5
+
+
+def frequent_shape_first(rho: FloatArray, shapes: IntArray, direction: int) -> FloatArray:
+    """`rho` with the segments of the shape that occurs most (`direction` 1) or least (-1)
+    often among the strong matches (at least FREQUENT_AMONG of the best, with a shape) lifted
+    to the best's relevance. "The most common error" is the error line with the most copies,
+    and no word of the question tells it from the other error lines; lifted, it comes first,
+    and its excerpt says how many copies there are (fit.repeats)."""
+    top = float(rho.max()) if rho.size else 0.0
+    if not direction or top <= 0:
+        return rho
+    strong = (rho >= FREQUENT_AMONG * top) & (shapes != 0)
+    if not strong.any():
+        return rho
+    kinds, counts = np.unique(shapes[strong], return_counts=True)
+    pick = counts.max() if direction > 0 else counts.min()
+    lifted = strong & np.isin(shapes, kinds[counts == pick])
+    return np.where(lifted, top, rho)
 
 
 def segment_relevance(raw: FloatArray, errors: FloatArray, top: float) -> FloatArray:
@@ -87,13 +113,16 @@ class Relevance:
         candidates: BoolArray,
         segments_of: Callable[[int], Segments],
         full: float = 0.0,
+        frequency: int = 0,
     ) -> Relevance:
-        """From the segments' BM25 `raw` and `candidates`, a mask over entry rows, and what a
-        full match would score (`full`; 0: unknown, quality 1)."""
+        """From the segments' BM25 `raw` and `candidates`, a mask over entry rows, what a
+        full match would score (`full`; 0: unknown, quality 1), and whether the query asks
+        for what occurs most (1) or least (-1) often (frequent_shape_first)."""
         eligible = candidates[table.slot_of] if len(table) else np.zeros(0, dtype=np.bool_)
         raw = np.where(eligible, raw, 0.0)
         top = float(raw.max()) if raw.size else 0.0
         rho = np.where(eligible, segment_relevance(raw, table.errors, top), 0.0)
+        rho = frequent_shape_first(rho, table.shapes, frequency)
         lexical = raw / top if top > 0 else raw
         quality = min(1.0, top / (FULL_SHARE * full)) if full > 0 else 1.0
         return cls(table, rho, lexical, candidates, segments_of, quality)

@@ -23,7 +23,14 @@ import re
 
 from .lexical import fold_suffix, is_stop_word, lexical_terms
 
-__all__ = ["LEAST", "MOST", "column_words", "query_terms", "superlative_terms"]
+__all__ = [
+    "LEAST",
+    "MOST",
+    "column_words",
+    "frequency_asked",
+    "query_terms",
+    "superlative_terms",
+]
 
 # Not word characters, so no term of any text can be a mark.
 MOST = "↑"
@@ -95,6 +102,22 @@ def superlative_terms(query: str) -> list[str]:
         for end in range(_SHORTEST_WORD, len(folded) + 1):
             asked[folded[:end]] = None
     return [*sorted(marks), *(mark + word for mark in sorted(marks) for word in asked)]
+
+
+# "most common", "most often": the superlative is of how often a line occurs, which no column
+# holds (fit.segment_relevance.frequent_shape_first answers it from the lines' shapes).
+_FREQUENCY_WORDS = frozenset("common commonly frequent frequently often".split())
+
+
+def frequency_asked(query: str) -> int:
+    """1 when `query` asks for what occurs most often ("the most common error", "which test
+    fails most often"), -1 for least often ("the least common warning", "the rarest"), else
+    0."""
+    words = _WORD.findall(query.lower())
+    for word, after in zip(words, [*words[1:], ""], strict=False):
+        if after in _FREQUENCY_WORDS and word in ("most", "least"):
+            return 1 if word == "most" else -1
+    return -1 if "rarest" in words else 0
 
 
 def query_terms(query: str) -> list[str]:

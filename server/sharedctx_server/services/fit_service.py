@@ -33,6 +33,7 @@ from ..fit import (
     select_relevant,
     smallest_cost,
 )
+from ..fit.superlatives import frequency_asked
 from ..offload import selection_worth_a_thread, to_the_end
 from ..segment import excerpt_lines
 from ..state.nscache import NamespaceCache
@@ -242,7 +243,9 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
     index = state.segments
     raw = index.bm25(terms) if terms else np.zeros(len(index.table()))
     full = index.full_match(terms, lambda term: state.terms.document_frequency(term) > 0)
-    return Relevance.of(index.table(), raw, eligible, index.segments_of, full)
+    return Relevance.of(
+        index.table(), raw, eligible, index.segments_of, full, frequency_asked(query.query)
+    )
 
 
 def _series(state: NamespaceState, n: int) -> Series:
