@@ -760,3 +760,26 @@ async def test_the_most_common_error_comes_first_with_its_count(client: AsyncCli
     assert "connection reset by peer" in entry.content
     (line, count), *_ = entry.repeats
     assert count == 40 and "connection reset by peer" in lines[line - 1]
+
+
+async def test_a_time_of_day_in_the_question_finds_that_minutes_lines(
+    client: AsyncClient,
+) -> None:
+    # A log of 2026-05-10 from 09:00 to 11:00: every line holds "05" and "10" in its date,
+    # so "10:05" as words matches them all; the minute's mark matches its lines alone.
+    lines = []
+    for i in range(2400):
+        second = 9 * 3600 + i * 3
+        stamp = f"2026-05-10 {second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}"
+        lines.append(f"{stamp} INFO worker {i % 7} processed batch {i} in {i % 90} ms")
+    await client.put(NS, "logs/batches", "\n".join(lines), kind="log")
+    result = await client.fit(NS, "what happened at 10:05?", 300, include_content=True)
+    (entry,) = [e for e in result.entries if e.key == "logs/batches"]
+    minutes = [line[11:16] for line in entry.content.split("\n") if line.startswith("2026")]
+    assert minutes.count("10:05") >= 3
+    assert set(minutes) <= {"10:04", "10:05", "10:06"}  # with a line of context around
+    # A range asks for each of its minutes.
+    result = await client.fit(NS, "what ran from 09:58 to 10:01?", 300, include_content=True)
+    (entry,) = [e for e in result.entries if e.key == "logs/batches"]
+    ranged = {line[11:16] for line in entry.content.split("\n") if line.startswith("2026")}
+    assert ranged and ranged <= {"09:57", "09:58", "09:59", "10:00", "10:01", "10:02"}

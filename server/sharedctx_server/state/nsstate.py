@@ -23,6 +23,7 @@ from ..fit.segment_index import SegmentIndex
 from ..fit.segments import Segments, is_long_line, line_head
 from ..model import Kind, StoredEntry
 from ..segment import excerpt_lines
+from ..segment.clock_marks import clock_terms
 from ..segment.extremes import extreme_terms
 from .entry_text import echoed_command, name_terms, turn_role
 from .turn_cache import TurnCache
@@ -256,7 +257,12 @@ class NamespaceState:
         )
         # The rows holding a table column's largest or smallest value answer "which ... the
         # most ...?" with no word of the question on them (fit.superlatives).
-        for k, marks in extreme_terms(lines, segments.starts.tolist(), listing).items():
+        starts = segments.starts.tolist()
+        for k, marks in extreme_terms(lines, starts, listing).items():
+            per_segment[k] = per_segment[k] + marks
+        # A record's minute answers "what happened at 10:05?", whose numbers every line holds
+        # somewhere (fit.clock).
+        for k, marks in clock_terms(lines, starts).items():
             per_segment[k] = per_segment[k] + marks
         self.segments.add(slot, segments, per_segment, names)
         rest = lexical_terms("\n".join(tail for tail in tails if tail)) if tails else []

@@ -1,0 +1,42 @@
+"""Times of day as minute marks (fit.clock, segment.clock_marks)."""
+
+from __future__ import annotations
+
+from sharedctx_server.fit import query_terms
+from sharedctx_server.fit.clock import MAX_RANGE_MINUTES, clock_query_terms, line_clock
+from sharedctx_server.segment.clock_marks import MIN_STAMPED, clock_terms
+
+
+def test_a_question_asks_for_the_minute_of_each_time_it_names() -> None:
+    assert clock_query_terms("what happened at 10:05?") == ["@10:05"]
+    assert clock_query_terms("the error at 10:05:31.250") == ["@10:05"]
+    assert clock_query_terms("at 3:05 pm, and at 12:30 am") == ["@15:05", "@00:30"]
+    assert "@10:05" in query_terms("what happened at 10:05?")
+
+
+def test_a_range_asks_for_every_minute_in_it() -> None:
+    assert clock_query_terms("between 14:00 and 14:03") == ["@14:00", "@14:01", "@14:02", "@14:03"]
+    assert clock_query_terms("from 23:58-00:01") == ["@23:58", "@00:01"]  # no range backwards
+    # Too long a range asks for its ends only.
+    assert clock_query_terms("from 08:00 to 12:00") == ["@08:00", "@12:00"]
+    assert len(clock_query_terms("from 10:00 to 12:00")) == MAX_RANGE_MINUTES + 1
+
+
+def test_dates_versions_and_ratios_are_no_times() -> None:
+    for text in ("released 2026-12-06", "version 3.10.4", "ratio 3:2", "::1", "port 8080:80"):
+        assert clock_query_terms(text) == [], text
+
+
+def test_a_line_is_marked_by_the_time_its_stamp_opens_with() -> None:
+    assert line_clock("2026-12-06 10:05:01,395 WARN timed out") == "@10:05"
+    assert line_clock("2026-12-06T10:05:01Z ERROR x") == "@10:05"
+    assert line_clock("Jun 14 15:16:01 combo sshd(pam_unix)[19939]: check pass") == "@15:16"
+    assert line_clock("081109 203615 148 INFO dfs.DataNode") is None  # no colon, no time
+    # A time far into the line is something it says, not when it was written.
+    assert line_clock("x" * 80 + " retry at 10:05") is None
+
+
+def test_only_a_timestamped_text_gets_marks() -> None:
+    lines = [f"10:0{i}:00 step {i}" for i in range(MIN_STAMPED)] + ["plain"]
+    assert clock_terms(lines, [0, 1, 2, 3, 4]) == {k: [f"@10:0{k}"] for k in range(MIN_STAMPED)}
+    assert clock_terms(lines[1:], [0, 1, 2, 3]) == {}  # fewer than MIN_STAMPED
