@@ -51,7 +51,9 @@ DESCRIPTIONS = {
         "every entry (meaning, words, recency, errors, importance) and returns the best that "
         "fit budget_tokens, oldest first, each headed by its key, kind and time. A large "
         "entry (a log, a long output) may come back as an excerpt of the lines that match, "
-        "marked with the lines shown; get it with full=true for the rest."
+        "marked with the lines shown and with how many lines alike the entry holds ('line 67 "
+        "is one of 54 alike': the answer to 'how many times?'); get it with full=true for "
+        "the rest."
     ),
     "stats": "Totals of the namespace: entries, tokens (original and compressed), bytes.",
 }
