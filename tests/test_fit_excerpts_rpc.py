@@ -783,3 +783,22 @@ async def test_a_time_of_day_in_the_question_finds_that_minutes_lines(
     (entry,) = [e for e in result.entries if e.key == "logs/batches"]
     ranged = {line[11:16] for line in entry.content.split("\n") if line.startswith("2026")}
     assert ranged and ranged <= {"09:57", "09:58", "09:59", "10:00", "10:01", "10:02"}
+
+
+async def test_the_last_error_is_the_one_written_last(client: AsyncClient) -> None:
+    lines = []
+    for i in range(3000):
+        stamp = f"2026-05-01T{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z"
+        if i % 97 == 13:
+            lines.append(f"{stamp} ERROR payment {i} declined by the card issuer")
+        else:
+            lines.append(f"{stamp} INFO checkout {i} completed in {i % 400} ms")
+    await client.put(NS, "logs/checkout", "\n".join(lines), kind="log")
+    errors = [n for n, line in enumerate(lines, start=1) if " ERROR " in line]
+    for question, wanted in (
+        ("what was the last error in the checkout log?", errors[-1]),
+        ("what was the first error in the checkout log?", errors[0]),
+    ):
+        result = await client.fit(NS, question, 300, include_content=True)
+        (entry,) = [e for e in result.entries if e.key == "logs/checkout"]
+        assert any(a <= wanted <= b for a, b in entry.line_ranges), question

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 from sharedctx_server.fit import lexical_terms, query_terms
-from sharedctx_server.fit.segment_relevance import frequent_shape_first
+from sharedctx_server.fit.segment_relevance import frequent_shape_first, ordinal_first
 from sharedctx_server.fit.superlatives import (
     LEAST,
     MOST,
     column_words,
     frequency_asked,
+    ordinal_asked,
     superlative_terms,
 )
 
@@ -87,9 +88,30 @@ def test_the_most_frequent_strong_match_is_lifted_to_the_top() -> None:
     # Shapes 1 (two copies) and 2 (three) match strongly; 3 weakly (four copies); 0 no shape.
     rho = np.asarray([0.9, 0.8, 0.7, 0.75, 0.72, 0.2, 0.2, 0.2, 0.2, 0.6])
     shapes = np.asarray([1, 1, 2, 2, 2, 3, 3, 3, 3, 0])
+    under = np.nextafter(0.9, 0.0)  # what was at the top: just under a lifted segment
     most = frequent_shape_first(rho, shapes, 1)
-    assert most.tolist() == [0.9, 0.8, 0.9, 0.9, 0.9, 0.2, 0.2, 0.2, 0.2, 0.6]
+    assert most.tolist() == [under, 0.8, 0.9, 0.9, 0.9, 0.2, 0.2, 0.2, 0.2, 0.6]
     least = frequent_shape_first(rho, shapes, -1)
     assert least.tolist() == [0.9, 0.9, 0.7, 0.75, 0.72, 0.2, 0.2, 0.2, 0.2, 0.6]
     assert frequent_shape_first(rho, shapes, 0) is rho
     assert frequent_shape_first(np.zeros(3), np.ones(3, dtype=np.int64), 1).tolist() == [0, 0, 0]
+
+
+def test_last_and_first_ask_for_a_place_in_time_unless_they_measure_a_span() -> None:
+    assert ordinal_asked("what was the last error in the api log?") == 1
+    assert ordinal_asked("when did the latest deploy fail?") == 1
+    assert ordinal_asked("what was the most recent warning?") == 1
+    assert ordinal_asked("which test failed first?") == -1
+    assert ordinal_asked("the earliest timeout") == -1
+    assert ordinal_asked("errors in the last hour") == 0
+    assert ordinal_asked("what failed in the last 5 minutes?") == 0
+    assert ordinal_asked("which process uses the most memory?") == 0
+
+
+def test_the_last_strong_match_of_the_newest_entry_is_lifted() -> None:
+    rho = np.asarray([0.9, 0.6, 0.2, 0.7, 0.8, 0.3])
+    times = np.asarray([2.0, 2.0, 2.0, 1.0, 1.0, 1.0])  # segments 0-2 of the newer entry
+    under = np.nextafter(0.9, 0.0)  # the best before: just under the lifted one
+    assert ordinal_first(rho, times, 1).tolist() == [under, 0.9, 0.2, 0.7, 0.8, 0.3]
+    assert ordinal_first(rho, times, -1).tolist() == [under, 0.6, 0.2, 0.9, 0.8, 0.3]
+    assert ordinal_first(rho, times, 0) is rho

@@ -29,12 +29,13 @@ from sharedctx_server.fit.segments import Segments
 
 __all__ = [
     "ERROR_SHARE",
-    "FREQUENT_AMONG",
+    "STRONG_MATCH",
     "FULL_SHARE",
     "MarkerTokens",
     "Relevance",
     "SegmentView",
     "frequent_shape_first",
+    "ordinal_first",
     "segment_relevance",
 ]
 
@@ -51,27 +52,51 @@ ERROR_SHARE = 0.3
 FULL_SHARE = 0.5
 
 
-# "The most common error": among the segments that match at least this share of the best,
-# the shape with the most copies (frequent_shape_first).
-FREQUENT_AMONG = 0.5
+# A strong match scores at least this share of the best: "the most common error" is the shape
+# with the most copies among them (frequent_shape_first), "the last error" the last of them
+# (ordinal_first); a line that shares a lesser word of the question is not a candidate.
+STRONG_MATCH = 0.5
 
 
 def frequent_shape_first(rho: FloatArray, shapes: IntArray, direction: int) -> FloatArray:
     """`rho` with the segments of the shape that occurs most (`direction` 1) or least (-1)
-    often among the strong matches (at least FREQUENT_AMONG of the best, with a shape) lifted
+    often among the strong matches (at least STRONG_MATCH of the best, with a shape) lifted
     to the best's relevance. "The most common error" is the error line with the most copies,
     and no word of the question tells it from the other error lines; lifted, it comes first,
     and its excerpt says how many copies there are (fit.repeats)."""
     top = float(rho.max()) if rho.size else 0.0
     if not direction or top <= 0:
         return rho
-    strong = (rho >= FREQUENT_AMONG * top) & (shapes != 0)
+    strong = (rho >= STRONG_MATCH * top) & (shapes != 0)
     if not strong.any():
         return rho
     kinds, counts = np.unique(shapes[strong], return_counts=True)
     pick = counts.max() if direction > 0 else counts.min()
     lifted = strong & np.isin(shapes, kinds[counts == pick])
-    return np.where(lifted, top, rho)
+    return np.where(lifted, top, _below(rho, top))
+
+
+def ordinal_first(rho: FloatArray, times: FloatArray, direction: int) -> FloatArray:
+    """`rho` with the last (`direction` 1) or first (-1) of the strong matches (at least
+    STRONG_MATCH of the best) lifted to the best's relevance: in the newest (oldest) entry
+    by `times` (each segment's entry's), its last (first) such segment. "The last error" is
+    the error line written last, and every error line matches the question alike."""
+    top = float(rho.max()) if rho.size else 0.0
+    if not direction or top <= 0:
+        return rho
+    strong = np.flatnonzero(rho >= STRONG_MATCH * top)
+    # By entry time, then by place in the table (an entry's segments in text order).
+    order = np.lexsort((strong, times[strong]))
+    pick = strong[order[-1] if direction > 0 else order[0]]
+    lifted = _below(rho, top)
+    lifted[pick] = top
+    return lifted
+
+
+def _below(rho: FloatArray, top: float) -> FloatArray:
+    """`rho` with the segments at `top` just under it: a lifted segment must come first, and
+    lines alike all score the best (every `ERROR payment ... declined` line of a log)."""
+    return np.minimum(rho, np.nextafter(top, 0.0))
 
 
 def segment_relevance(raw: FloatArray, errors: FloatArray, top: float) -> FloatArray:
@@ -114,15 +139,20 @@ class Relevance:
         segments_of: Callable[[int], Segments],
         full: float = 0.0,
         frequency: int = 0,
+        ordinal: tuple[int, FloatArray] | None = None,
     ) -> Relevance:
         """From the segments' BM25 `raw` and `candidates`, a mask over entry rows, what a
-        full match would score (`full`; 0: unknown, quality 1), and whether the query asks
-        for what occurs most (1) or least (-1) often (frequent_shape_first)."""
+        full match would score (`full`; 0: unknown, quality 1), whether the query asks for
+        what occurs most (1) or least (-1) often (frequent_shape_first), and whether it asks
+        for the last (1) or first (-1) of its matches, with each segment's entry's time
+        (`ordinal`, ordinal_first)."""
         eligible = candidates[table.slot_of] if len(table) else np.zeros(0, dtype=np.bool_)
         raw = np.where(eligible, raw, 0.0)
         top = float(raw.max()) if raw.size else 0.0
         rho = np.where(eligible, segment_relevance(raw, table.errors, top), 0.0)
         rho = frequent_shape_first(rho, table.shapes, frequency)
+        if ordinal is not None:
+            rho = ordinal_first(rho, ordinal[1], ordinal[0])
         lexical = raw / top if top > 0 else raw
         quality = min(1.0, top / (FULL_SHARE * full)) if full > 0 else 1.0
         return cls(table, rho, lexical, candidates, segments_of, quality)

@@ -29,6 +29,7 @@ __all__ = [
     "MOST",
     "column_words",
     "frequency_asked",
+    "ordinal_asked",
     "query_terms",
     "superlative_terms",
 ]
@@ -119,6 +120,32 @@ def frequency_asked(query: str) -> int:
         if after in _FREQUENCY_WORDS and word in ("most", "least"):
             return 1 if word == "most" else -1
     return -1 if "rarest" in words else 0
+
+
+# "the last error", "when did it last fail", "the most recent warning": the superlative is of
+# when a line was written (fit.segment_relevance.ordinal_first answers it), unless the word
+# measures a span of time ("in the last hour").
+_LAST_WORDS = frozenset("last latest final".split())
+_FIRST_WORDS = frozenset("first earliest".split())
+_SPANS = frozenset(
+    """second seconds minute minutes hour hours day days week weeks month months year years
+    night few couple""".split()
+)
+
+
+def ordinal_asked(query: str) -> int:
+    """1 when `query` asks for the last line of its kind ("the last error", "the latest
+    warning", "the most recent failure"), -1 for the first ("the first error", "the earliest
+    timeout"), else 0."""
+    words = _WORD.findall(query.lower())
+    for word, after in zip(words, [*words[1:], ""], strict=False):
+        if after in _SPANS or (after.isdigit() if after else False):
+            continue
+        if word in _LAST_WORDS or (word == "most" and after in ("recent", "recently")):
+            return 1
+        if word in _FIRST_WORDS:
+            return -1
+    return 0
 
 
 def query_terms(query: str) -> list[str]:

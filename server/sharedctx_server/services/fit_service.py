@@ -33,7 +33,7 @@ from ..fit import (
     select_relevant,
     smallest_cost,
 )
-from ..fit.superlatives import frequency_asked
+from ..fit.superlatives import frequency_asked, ordinal_asked
 from ..offload import selection_worth_a_thread, to_the_end
 from ..segment import excerpt_lines
 from ..state.nscache import NamespaceCache
@@ -243,8 +243,12 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
     index = state.segments
     raw = index.bm25(terms) if terms else np.zeros(len(index.table()))
     full = index.full_match(terms, lambda term: state.terms.document_frequency(term) > 0)
+    table = index.table()
+    direction = ordinal_asked(query.query)
+    # "The last error": which match was written last is told by its entry's time first.
+    ordinal = (direction, state.event_ms[table.slot_of].astype(np.float64)) if direction else None
     return Relevance.of(
-        index.table(), raw, eligible, index.segments_of, full, frequency_asked(query.query)
+        table, raw, eligible, index.segments_of, full, frequency_asked(query.query), ordinal
     )
 
 
