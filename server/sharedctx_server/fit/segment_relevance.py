@@ -29,8 +29,8 @@ from sharedctx_server.fit.segments import Segments
 
 __all__ = [
     "ERROR_SHARE",
-    "STRONG_MATCH",
     "FULL_SHARE",
+    "STRONG_MATCH",
     "MarkerTokens",
     "Relevance",
     "SegmentView",
@@ -139,20 +139,23 @@ class Relevance:
         segments_of: Callable[[int], Segments],
         full: float = 0.0,
         frequency: int = 0,
-        ordinal: tuple[int, FloatArray] | None = None,
+        ordinal: int = 0,
+        times: FloatArray | None = None,
     ) -> Relevance:
         """From the segments' BM25 `raw` and `candidates`, a mask over entry rows, what a
         full match would score (`full`; 0: unknown, quality 1), whether the query asks for
         what occurs most (1) or least (-1) often (frequent_shape_first), and whether it asks
-        for the last (1) or first (-1) of its matches, with each segment's entry's time
-        (`ordinal`, ordinal_first)."""
+        for the last (1) or first (-1) of its matches (`ordinal`, ordinal_first, by each
+        segment's entry's time: `times`, needed then)."""
         eligible = candidates[table.slot_of] if len(table) else np.zeros(0, dtype=np.bool_)
         raw = np.where(eligible, raw, 0.0)
         top = float(raw.max()) if raw.size else 0.0
         rho = np.where(eligible, segment_relevance(raw, table.errors, top), 0.0)
         rho = frequent_shape_first(rho, table.shapes, frequency)
-        if ordinal is not None:
-            rho = ordinal_first(rho, ordinal[1], ordinal[0])
+        if ordinal:
+            if times is None:
+                raise ValueError("ordinal needs the segments' entry times")
+            rho = ordinal_first(rho, times, ordinal)
         lexical = raw / top if top > 0 else raw
         quality = min(1.0, top / (FULL_SHARE * full)) if full > 0 else 1.0
         return cls(table, rho, lexical, candidates, segments_of, quality)

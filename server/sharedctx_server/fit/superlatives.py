@@ -139,7 +139,7 @@ def ordinal_asked(query: str) -> int:
     timeout"), else 0."""
     words = _WORD.findall(query.lower())
     for word, after in zip(words, [*words[1:], ""], strict=False):
-        if after in _SPANS or (after.isdigit() if after else False):
+        if after in _SPANS or after.isdigit():
             continue
         if word in _LAST_WORDS or (word == "most" and after in ("recent", "recently")):
             return 1

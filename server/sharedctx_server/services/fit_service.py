@@ -241,14 +241,14 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
     """The query's relevance of the eligible cut entries' segments."""
     terms = query.terms
     index = state.segments
-    raw = index.bm25(terms) if terms else np.zeros(len(index.table()))
-    full = index.full_match(terms, lambda term: state.terms.document_frequency(term) > 0)
     table = index.table()
-    direction = ordinal_asked(query.query)
+    raw = index.bm25(terms) if terms else np.zeros(len(table))
+    full = index.full_match(terms, lambda term: state.terms.document_frequency(term) > 0)
+    ordinal = ordinal_asked(query.query)
     # "The last error": which match was written last is told by its entry's time first.
-    ordinal = (direction, state.event_ms[table.slot_of].astype(np.float64)) if direction else None
+    times = state.event_ms[table.slot_of].astype(np.float64) if ordinal else None
     return Relevance.of(
-        table, raw, eligible, index.segments_of, full, frequency_asked(query.query), ordinal
+        table, raw, eligible, index.segments_of, full, frequency_asked(query.query), ordinal, times
     )
 
 
