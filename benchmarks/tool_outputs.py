@@ -489,7 +489,15 @@ def scheduler_log(tmp: Path, seed: int) -> Produced:
     questions = [
         Question(out.key, f"why did the {job} job fail?", ((reason,),)),
         Question(out.key, f"when did the {job} job fail?", ((lines[at][:23],),)),
+        # Asked by the minute alone: the minute's lines are the failure's, a few of them.
+        Question(out.key, f"what happened at {lines[at][11:16]}?", ((lines[at][:23],),)),
     ]
+    started = [line for line in lines if re.search(r" job \S+ started ", line)]
+    if started:
+        # Every job starts many times; which start came last only the order says.
+        last = re.search(r" job (\S+ started \(run \d+\))", started[-1])
+        if last is not None:
+            questions.append(Question(out.key, "which job started last?", ((last[1],),)))
     finished = re.findall(r" job (\S+) finished: .* in ([\d.]+s)$", text, re.MULTILINE)
     runs = Counter(name for name, _ in finished)
     if finished and runs[finished[-1][0]] == 1:  # a job that ran once: "how long" has one answer

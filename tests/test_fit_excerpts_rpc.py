@@ -762,6 +762,9 @@ async def test_the_most_common_error_comes_first_with_its_count(client: AsyncCli
     assert count == 40 and "connection reset by peer" in lines[line - 1]
 
 
+WORKERS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split()
+
+
 async def test_a_time_of_day_in_the_question_finds_that_minutes_lines(
     client: AsyncClient,
 ) -> None:
@@ -771,10 +774,20 @@ async def test_a_time_of_day_in_the_question_finds_that_minutes_lines(
     for i in range(2400):
         second = 9 * 3600 + i * 3
         stamp = f"2026-05-10 {second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}"
-        lines.append(f"{stamp} INFO worker {i % 7} processed batch {i} in {i % 90} ms")
+        # Workers by name: a minute holds lines of twelve kinds (repeats of each give way).
+        lines.append(f"{stamp} INFO {WORKERS[i % 12]} processed batch {i} in {i % 90} ms")
+        if stamp.endswith("10:05:30"):  # what went wrong in that minute, with its traceback
+            lines += [
+                f"{stamp} ERROR worker 3 crashed",
+                "Traceback (most recent call last):",
+                '  File "worker.py", line 12, in run',
+                "    total += rows / count",
+                "ZeroDivisionError: division by zero",
+            ]
     await client.put(NS, "logs/batches", "\n".join(lines), kind="log")
     result = await client.fit(NS, "what happened at 10:05?", 300, include_content=True)
     (entry,) = [e for e in result.entries if e.key == "logs/batches"]
+    assert "ZeroDivisionError: division by zero" in entry.content
     minutes = [line[11:16] for line in entry.content.split("\n") if line.startswith("2026")]
     assert minutes.count("10:05") >= 3
     assert set(minutes) <= {"10:04", "10:05", "10:06"}  # with a line of context around

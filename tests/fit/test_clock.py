@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 from sharedctx_server.fit import query_terms
 from sharedctx_server.fit.clock import MAX_RANGE_MINUTES, clock_query_terms, line_clock
+from sharedctx_server.fit.segment_relevance import notable_in_window_first
 from sharedctx_server.segment.clock_marks import MIN_STAMPED, clock_terms
 
 
@@ -40,3 +42,13 @@ def test_only_a_timestamped_text_gets_marks() -> None:
     lines = [f"10:0{i}:00 step {i}" for i in range(MIN_STAMPED)] + ["plain"]
     assert clock_terms(lines, [0, 1, 2, 3, 4]) == {k: [f"@10:0{k}"] for k in range(MIN_STAMPED)}
     assert clock_terms(lines[1:], [0, 1, 2, 3]) == {}  # fewer than MIN_STAMPED
+
+
+def test_in_the_asked_window_error_lines_come_first() -> None:
+    rho = np.asarray([0.9, 0.6, 0.5, 0.4])
+    window = np.asarray([False, True, True, True])
+    errors = np.asarray([1.0, 0.0, 0.9, 0.3])
+    under = np.nextafter(0.9, 0.0)
+    lifted = notable_in_window_first(rho, window, errors)
+    assert lifted.tolist() == [under, 0.6, 0.9, 0.4]  # the error in the window, not before it
+    assert notable_in_window_first(rho, window, np.zeros(4)) is rho

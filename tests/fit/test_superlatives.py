@@ -89,12 +89,13 @@ def test_the_most_frequent_strong_match_is_lifted_to_the_top() -> None:
     rho = np.asarray([0.9, 0.8, 0.7, 0.75, 0.72, 0.2, 0.2, 0.2, 0.2, 0.6])
     shapes = np.asarray([1, 1, 2, 2, 2, 3, 3, 3, 3, 0])
     under = np.nextafter(0.9, 0.0)  # what was at the top: just under a lifted segment
-    most = frequent_shape_first(rho, shapes, 1)
+    most = frequent_shape_first(rho, rho / 0.9, shapes, 1)
     assert most.tolist() == [under, 0.8, 0.9, 0.9, 0.9, 0.2, 0.2, 0.2, 0.2, 0.6]
-    least = frequent_shape_first(rho, shapes, -1)
+    least = frequent_shape_first(rho, rho / 0.9, shapes, -1)
     assert least.tolist() == [0.9, 0.9, 0.7, 0.75, 0.72, 0.2, 0.2, 0.2, 0.2, 0.6]
-    assert frequent_shape_first(rho, shapes, 0) is rho
-    assert frequent_shape_first(np.zeros(3), np.ones(3, dtype=np.int64), 1).tolist() == [0, 0, 0]
+    assert frequent_shape_first(rho, rho, shapes, 0) is rho
+    zeros = np.zeros(3)
+    assert frequent_shape_first(zeros, zeros, np.ones(3, dtype=np.int64), 1).tolist() == [0, 0, 0]
 
 
 def test_last_and_first_ask_for_a_place_in_time_unless_they_measure_a_span() -> None:
@@ -112,6 +113,9 @@ def test_the_last_strong_match_of_the_newest_entry_is_lifted() -> None:
     rho = np.asarray([0.9, 0.6, 0.2, 0.7, 0.8, 0.3])
     times = np.asarray([2.0, 2.0, 2.0, 1.0, 1.0, 1.0])  # segments 0-2 of the newer entry
     under = np.nextafter(0.9, 0.0)  # the best before: just under the lifted one
-    assert ordinal_first(rho, times, 1).tolist() == [under, 0.9, 0.2, 0.7, 0.8, 0.3]
-    assert ordinal_first(rho, times, -1).tolist() == [under, 0.6, 0.2, 0.9, 0.8, 0.3]
-    assert ordinal_first(rho, times, 0) is rho
+    lexical = rho / 0.9
+    assert ordinal_first(rho, lexical, times, 1).tolist() == [under, 0.9, 0.2, 0.7, 0.8, 0.3]
+    assert ordinal_first(rho, lexical, times, -1).tolist() == [under, 0.6, 0.2, 0.9, 0.8, 0.3]
+    assert ordinal_first(rho, lexical, times, 0) is rho
+    # Strong by its words, not by its error evidence: a line that matches no word is none.
+    assert ordinal_first(rho, np.zeros(6), times, 1) is rho

@@ -30,11 +30,13 @@ from sharedctx_server.fit.segments import Segments
 __all__ = [
     "ERROR_SHARE",
     "FULL_SHARE",
+    "NOTABLE_ERROR",
     "STRONG_MATCH",
     "MarkerTokens",
     "Relevance",
     "SegmentView",
     "frequent_shape_first",
+    "notable_in_window_first",
     "ordinal_first",
     "segment_relevance",
 ]
@@ -52,22 +54,26 @@ ERROR_SHARE = 0.3
 FULL_SHARE = 0.5
 
 
-# A strong match scores at least this share of the best: "the most common error" is the shape
-# with the most copies among them (frequent_shape_first), "the last error" the last of them
-# (ordinal_first); a line that shares a lesser word of the question is not a candidate.
+# A strong match scores at least this share of the best BM25 (its words, not its error
+# evidence: "which job started last?" is about the `started` lines, not the traceback that
+# matches "job" and is an error): "the most common error" is the shape with the most copies
+# among them (frequent_shape_first), "the last error" the last of them (ordinal_first); a
+# line that shares a lesser word of the question is not a candidate.
 STRONG_MATCH = 0.5
 
 
-def frequent_shape_first(rho: FloatArray, shapes: IntArray, direction: int) -> FloatArray:
+def frequent_shape_first(
+    rho: FloatArray, lexical: FloatArray, shapes: IntArray, direction: int
+) -> FloatArray:
     """`rho` with the segments of the shape that occurs most (`direction` 1) or least (-1)
-    often among the strong matches (at least STRONG_MATCH of the best, with a shape) lifted
-    to the best's relevance. "The most common error" is the error line with the most copies,
-    and no word of the question tells it from the other error lines; lifted, it comes first,
-    and its excerpt says how many copies there are (fit.repeats)."""
+    often among the strong matches (`lexical`, BM25 over the best's, at least STRONG_MATCH,
+    with a shape) lifted to the best's relevance. "The most common error" is the error line
+    with the most copies, and no word of the question tells it from the other error lines;
+    lifted, it comes first, and its excerpt says how many copies there are (fit.repeats)."""
     top = float(rho.max()) if rho.size else 0.0
     if not direction or top <= 0:
         return rho
-    strong = (rho >= STRONG_MATCH * top) & (shapes != 0)
+    strong = (lexical >= STRONG_MATCH) & (lexical > 0) & (shapes != 0)
     if not strong.any():
         return rho
     kinds, counts = np.unique(shapes[strong], return_counts=True)
@@ -76,21 +82,44 @@ def frequent_shape_first(rho: FloatArray, shapes: IntArray, direction: int) -> F
     return np.where(lifted, top, _below(rho, top))
 
 
-def ordinal_first(rho: FloatArray, times: FloatArray, direction: int) -> FloatArray:
-    """`rho` with the last (`direction` 1) or first (-1) of the strong matches (at least
-    STRONG_MATCH of the best) lifted to the best's relevance: in the newest (oldest) entry
-    by `times` (each segment's entry's), its last (first) such segment. "The last error" is
-    the error line written last, and every error line matches the question alike."""
+def ordinal_first(
+    rho: FloatArray, lexical: FloatArray, times: FloatArray, direction: int
+) -> FloatArray:
+    """`rho` with the last (`direction` 1) or first (-1) of the strong matches (`lexical`,
+    BM25 over the best's, at least STRONG_MATCH) lifted to the best's relevance: in the
+    newest (oldest) entry by `times` (each segment's entry's), its last (first) such
+    segment. "The last error" is the error line written last, and every error line matches
+    the question alike."""
     top = float(rho.max()) if rho.size else 0.0
     if not direction or top <= 0:
         return rho
-    strong = np.flatnonzero(rho >= STRONG_MATCH * top)
+    strong = np.flatnonzero((lexical >= STRONG_MATCH) & (lexical > 0))
+    if not strong.size:
+        return rho
     # By entry time, then by place in the table (an entry's segments in text order).
     order = np.lexsort((strong, times[strong]))
     pick = strong[order[-1] if direction > 0 else order[0]]
     lifted = _below(rho, top)
     lifted[pick] = top
     return lifted
+
+
+# A segment whose error evidence reaches this is an error (or warning) line for
+# notable_in_window_first.
+NOTABLE_ERROR = 0.5
+
+
+def notable_in_window_first(rho: FloatArray, window: BoolArray, errors: FloatArray) -> FloatArray:
+    """`rho` with the error lines among the segments of the asked time window (`window`: they
+    carry the mark of a minute the query names, fit.clock) lifted to the best's relevance.
+    "What happened at 10:10?" is first of all what went wrong then: a traceback of five lines
+    matched the minute's mark less than each short line of that minute (BM25 weighs a term by
+    the segment's length), and its minute held 160 lines of two dozen kinds."""
+    top = float(rho.max()) if rho.size else 0.0
+    lifted = window & (errors >= NOTABLE_ERROR)
+    if top <= 0 or not lifted.any():
+        return rho
+    return np.where(lifted, top, _below(rho, top))
 
 
 def _below(rho: FloatArray, top: float) -> FloatArray:
@@ -141,22 +170,26 @@ class Relevance:
         frequency: int = 0,
         ordinal: int = 0,
         times: FloatArray | None = None,
+        window: BoolArray | None = None,
     ) -> Relevance:
         """From the segments' BM25 `raw` and `candidates`, a mask over entry rows, what a
         full match would score (`full`; 0: unknown, quality 1), whether the query asks for
         what occurs most (1) or least (-1) often (frequent_shape_first), and whether it asks
         for the last (1) or first (-1) of its matches (`ordinal`, ordinal_first, by each
-        segment's entry's time: `times`, needed then)."""
+        segment's entry's time: `times`, needed then), and which segments are in the time
+        window it names (`window`, notable_in_window_first)."""
         eligible = candidates[table.slot_of] if len(table) else np.zeros(0, dtype=np.bool_)
         raw = np.where(eligible, raw, 0.0)
         top = float(raw.max()) if raw.size else 0.0
         rho = np.where(eligible, segment_relevance(raw, table.errors, top), 0.0)
-        rho = frequent_shape_first(rho, table.shapes, frequency)
+        lexical = raw / top if top > 0 else raw
+        rho = frequent_shape_first(rho, lexical, table.shapes, frequency)
         if ordinal:
             if times is None:
                 raise ValueError("ordinal needs the segments' entry times")
-            rho = ordinal_first(rho, times, ordinal)
-        lexical = raw / top if top > 0 else raw
+            rho = ordinal_first(rho, lexical, times, ordinal)
+        if window is not None:
+            rho = notable_in_window_first(rho, window & eligible, table.errors)
         quality = min(1.0, top / (FULL_SHARE * full)) if full > 0 else 1.0
         return cls(table, rho, lexical, candidates, segments_of, quality)
 

@@ -33,6 +33,7 @@ from ..fit import (
     select_relevant,
     smallest_cost,
 )
+from ..fit.clock import CLOCK_MARK
 from ..fit.superlatives import frequency_asked, ordinal_asked
 from ..offload import selection_worth_a_thread, to_the_end
 from ..segment import excerpt_lines
@@ -247,8 +248,19 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
     ordinal = ordinal_asked(query.query)
     # "The last error": which match was written last is told by its entry's time first.
     times = state.event_ms[table.slot_of].astype(np.float64) if ordinal else None
+    # "What happened at 10:10?": the segments stamped in the minutes it names.
+    minutes = [term for term in terms if term.startswith(CLOCK_MARK)]
+    window = index.bm25(minutes) > 0 if minutes else None
     return Relevance.of(
-        table, raw, eligible, index.segments_of, full, frequency_asked(query.query), ordinal, times
+        table,
+        raw,
+        eligible,
+        index.segments_of,
+        full,
+        frequency_asked(query.query),
+        ordinal,
+        times,
+        window,
     )
 
 
