@@ -10,6 +10,7 @@ the entry than the excerpt shows, the first shown record of it and the entry's c
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -41,30 +42,35 @@ def repeated_records(
     STRONG_SHARE of the best shown) with more copies in the entry than shown, the best
     match's shape first, at most MAX_REPEATS. `shapes` and `relevance` are aligned with
     `segments`; shape 0 is no shape (fit.segment_index)."""
-    shown = np.asarray(sorted(set(covered)), dtype=np.int64)
-    if not shown.size or not shapes.size:
+    shown = sorted(set(covered))
+    if not shown or not shapes.size:
         return []
-    matches = shown[(relevance[shown] > 0) & (shapes[shown] != 0)]
-    if not matches.size:
+    # A Fit asks this of every excerpt it returns, whose shown segments are a few dozen at
+    # most: they are read as lists, and only their matches' shapes counted in the entry.
+    shown_shapes = shapes[shown].tolist()
+    matches = [
+        (r, shape, segment)
+        for r, shape, segment in zip(relevance[shown].tolist(), shown_shapes, shown, strict=True)
+        if r > 0 and shape != 0
+    ]
+    if not matches:
         return []
-    matches = matches[relevance[matches] >= STRONG_SHARE * relevance[matches].max()]
+    floor = STRONG_SHARE * max(r for r, _, _ in matches)
     # Best match first; ties in text order.
-    matches = matches[np.lexsort((matches, -relevance[matches]))]
-    kinds, counts = np.unique(shapes, return_counts=True)
-    in_entry = dict(zip(kinds.tolist(), counts.tolist(), strict=True))
-    shown_kinds, shown_counts = np.unique(shapes[shown], return_counts=True)
-    in_excerpt = dict(zip(shown_kinds.tolist(), shown_counts.tolist(), strict=True))
-    starts = segments.starts
+    matches = sorted((m for m in matches if m[0] >= floor), key=lambda m: (-m[0], m[2]))
+    copies_shown = Counter(shown_shapes)
+    first_shown: dict[int, int] = {}
+    for shape, segment in zip(shown_shapes, shown, strict=True):
+        first_shown.setdefault(shape, segment)
     out: list[tuple[int, int]] = []
     seen: set[int] = set()
-    for segment in matches.tolist():
-        shape = int(shapes[segment])
+    for _, shape, _ in matches:
         if shape in seen:
             continue
         seen.add(shape)
-        if in_entry[shape] > in_excerpt[shape]:
-            first = int(shown[shapes[shown] == shape][0])  # its first copy in the excerpt
-            out.append((int(starts[first]) + 1, in_entry[shape]))
+        in_entry = int(np.count_nonzero(shapes == shape))
+        if in_entry > copies_shown[shape]:
+            out.append((int(segments.starts[first_shown[shape]]) + 1, in_entry))
             if len(out) == MAX_REPEATS:
                 break
     return out
