@@ -22,10 +22,11 @@ def format_ranges(entry: FitEntry) -> str:
     return f"{','.join(parts)} of {entry.total_lines}"
 
 
-def format_repeats(entry: FitEntry) -> str:
+def format_repeats(entry: FitEntry, most: int | None = None) -> str:
     """How often an excerpt's matches repeat in the entry, for people: "line 66 is one of 54
-    alike" ("" when none repeat beyond the excerpt)."""
-    return "; ".join(f"line {line} is one of {count} alike" for line, count in entry.repeats)
+    alike" ("" when none repeat beyond the excerpt); the `most` best only, when given."""
+    shown = entry.repeats[:most]
+    return "; ".join(f"line {line} is one of {count} alike" for line, count in shown)
 
 
 _KEY_WIDTH = 30

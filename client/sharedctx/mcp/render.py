@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ..fit_table import format_ranges, format_repeats
@@ -72,7 +72,7 @@ def heading(entry: FitEntry) -> str:
         parts.append(f"excerpt: lines {format_ranges(entry)}")
         # The best match's count only: a heading's tokens come out of the budget too.
         if entry.repeats:
-            parts.append(format_repeats(replace(entry, repeats=entry.repeats[:1])))
+            parts.append(format_repeats(entry, most=1))
     return "--- " + " | ".join(parts)
 
 

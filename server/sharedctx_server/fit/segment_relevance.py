@@ -70,16 +70,12 @@ def frequent_shape_first(
     with a shape) lifted to the best's relevance. "The most common error" is the error line
     with the most copies, and no word of the question tells it from the other error lines;
     lifted, it comes first, and its excerpt says how many copies there are (fit.repeats)."""
-    top = float(rho.max()) if rho.size else 0.0
-    if not direction or top <= 0:
-        return rho
-    strong = (lexical >= STRONG_MATCH) & (lexical > 0) & (shapes != 0)
-    if not strong.any():
+    strong = (lexical >= STRONG_MATCH) & (shapes != 0)
+    if not direction or not strong.any():
         return rho
     kinds, counts = np.unique(shapes[strong], return_counts=True)
     pick = counts.max() if direction > 0 else counts.min()
-    lifted = strong & np.isin(shapes, kinds[counts == pick])
-    return np.where(lifted, top, _below(rho, top))
+    return _lifted(rho, strong & np.isin(shapes, kinds[counts == pick]))
 
 
 def ordinal_first(
@@ -90,18 +86,14 @@ def ordinal_first(
     newest (oldest) entry by `times` (each segment's entry's), its last (first) such
     segment. "The last error" is the error line written last, and every error line matches
     the question alike."""
-    top = float(rho.max()) if rho.size else 0.0
-    if not direction or top <= 0:
-        return rho
-    strong = np.flatnonzero((lexical >= STRONG_MATCH) & (lexical > 0))
-    if not strong.size:
+    strong = np.flatnonzero(lexical >= STRONG_MATCH)
+    if not direction or not strong.size:
         return rho
     # By entry time, then by place in the table (an entry's segments in text order).
     order = np.lexsort((strong, times[strong]))
-    pick = strong[order[-1] if direction > 0 else order[0]]
-    lifted = _below(rho, top)
-    lifted[pick] = top
-    return lifted
+    pick = np.zeros(rho.shape, dtype=np.bool_)
+    pick[strong[order[-1] if direction > 0 else order[0]]] = True
+    return _lifted(rho, pick)
 
 
 # A segment whose error evidence reaches this is an error (or warning) line for
@@ -115,17 +107,18 @@ def notable_in_window_first(rho: FloatArray, window: BoolArray, errors: FloatArr
     "What happened at 10:10?" is first of all what went wrong then: a traceback of five lines
     matched the minute's mark less than each short line of that minute (BM25 weighs a term by
     the segment's length), and its minute held 160 lines of two dozen kinds."""
+    return _lifted(rho, window & (errors >= NOTABLE_ERROR))
+
+
+def _lifted(rho: FloatArray, lift: BoolArray) -> FloatArray:
+    """`rho` with the segments of `lift` at the best's relevance and every other just under
+    it (a lifted segment must come first, and lines alike all score the best: every `ERROR
+    payment ... declined` line of a log); `rho` itself when nothing is lifted or nothing
+    matched."""
     top = float(rho.max()) if rho.size else 0.0
-    lifted = window & (errors >= NOTABLE_ERROR)
-    if top <= 0 or not lifted.any():
+    if top <= 0 or not lift.any():
         return rho
-    return np.where(lifted, top, _below(rho, top))
-
-
-def _below(rho: FloatArray, top: float) -> FloatArray:
-    """`rho` with the segments at `top` just under it: a lifted segment must come first, and
-    lines alike all score the best (every `ERROR payment ... declined` line of a log)."""
-    return np.minimum(rho, np.nextafter(top, 0.0))
+    return np.where(lift, top, np.minimum(rho, np.nextafter(top, 0.0)))
 
 
 def segment_relevance(raw: FloatArray, errors: FloatArray, top: float) -> FloatArray:

@@ -257,13 +257,12 @@ class NamespaceState:
         )
         # The rows holding a table column's largest or smallest value answer "which ... the
         # most ...?" with no word of the question on them (fit.superlatives).
-        starts = segments.starts.tolist()
-        for k, marks in extreme_terms(lines, starts, listing).items():
-            per_segment[k] = per_segment[k] + marks
         # A record's minute answers "what happened at 10:05?", whose numbers every line holds
         # somewhere (fit.clock).
-        for k, marks in clock_terms(lines, starts).items():
-            per_segment[k] = per_segment[k] + marks
+        starts = segments.starts.tolist()
+        for found in (extreme_terms(lines, starts, listing), clock_terms(lines, starts)):
+            for k, marks in found.items():
+                per_segment[k] = per_segment[k] + marks
         self.segments.add(slot, segments, per_segment, names)
         rest = lexical_terms("\n".join(tail for tail in tails if tail)) if tails else []
         self.terms.add(slot, [term for terms in per_segment for term in terms] + rest + names)
