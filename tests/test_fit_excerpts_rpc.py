@@ -332,6 +332,31 @@ async def test_a_log_line_longer_than_the_budget_is_shown_by_its_head(
     assert api.tokens == token_counter.count(api.content)
 
 
+async def test_a_long_line_comes_whole_when_the_budget_has_room_for_it(
+    client: AsyncClient, token_counter: TokenCounter
+) -> None:
+    lines = [f"2026-12-05 12:{i // 60:02d}:{i % 60:02d} INFO api: GET /v1/items/{i} 200"
+             for i in range(300)]  # fmt: skip
+    # A layout warning of 1,447 characters (778 tokens), a plan counts by its head (532).
+    views = ", ".join(
+        f'"<Constraint:0x7f9d{j:04x} H:[View:0x7f9e{j:04x}]-(8)-|>"' for j in range(26)
+    )
+    lines[120] = f"2026-12-05 12:02:00 WARN ui: unable to satisfy constraints: ({views}) tail-end"
+    assert len(lines[120]) > 1_200
+    await client.put(NS, "tool/ui-log", "\n".join(lines), kind="log")
+    query = "unable to satisfy constraints"
+    for budget, whole in ((700, False), (1_200, True)):
+        result = await client.fit(NS, query, budget, include_content=True)
+        [entry] = result.entries
+        assert entry.form == "excerpt" and entry.tokens == token_counter.count(entry.content)
+        assert result.total_tokens <= budget
+        assert ("tail-end" in entry.content) is whole
+        assert (" chars omitted ...]" in entry.content) is not whole
+    # Without the text, the tokens are the plan's: the line counted by its head.
+    planned = await client.fit(NS, query, 1_200)
+    assert planned.entries[0].tokens < result.entries[0].tokens
+
+
 async def test_a_long_line_matches_by_the_head_it_shows(client: AsyncClient) -> None:
     lines = [f"2026-12-05 11:{i // 60:02d}:{i % 60:02d} INFO api: GET /v1/items/{i} 200"
              for i in range(300)]  # fmt: skip

@@ -34,8 +34,15 @@ from sharedctx_server.fit.excerpt_items import (
     Series,
     series_tails,
 )
-from sharedctx_server.fit.excerpts import LEAD, Excerpt, plan_excerpt, smallest_excerpt
+from sharedctx_server.fit.excerpts import (
+    LEAD,
+    Excerpt,
+    plan_excerpt,
+    smallest_excerpt,
+    widened_excerpt,
+)
 from sharedctx_server.fit.segment_index import HEAD_TERM_SHARE, line_shape
+from sharedctx_server.fit.segments import shown_line
 
 SETTINGS = settings(max_examples=120, deadline=None)
 
@@ -227,6 +234,26 @@ def test_excerpt_text_shows_the_chosen_lines_with_markers_counting_the_rest() ->
     )
     assert excerpt.tokens == count_words(text)
     assert omission_marker(1) == "[... 1 line omitted ...]"
+
+
+def test_room_left_shows_the_long_lines_an_excerpt_cut_first_to_last_while_they_fit() -> None:
+    lines = ["short one", "word " * 260, "short two", "word " * 230, "word " * 5000]
+    ranges = [(2, 5)]
+    text = render_excerpt(lines, ranges)
+    assert text.count(" chars omitted ...]") == 3
+    tokens = count_words(text)
+    second, fourth = (count_words(lines[i]) - count_words(shown_line(lines[i])) for i in (1, 3))
+    assert second > fourth > 0
+    # Room for line 2's tail only, then for line 4's too, then for line 5's (4,800 words).
+    rooms = ((second, [2]), (second + fourth - 1, [2]), (second + fourth, [2, 4]))
+    for room, widened_lines in (*rooms, (1_000, [2, 4]), (10_000, [2, 4, 5])):
+        widened = widened_excerpt(lines, ranges, tokens, room, count_words)
+        assert widened is not None
+        expected = render_excerpt(lines, ranges, widened_lines)
+        assert widened == (expected, count_words(expected))
+        assert widened[1] - tokens <= room
+    assert widened_excerpt(lines, ranges, tokens, min(second, fourth) - 1, count_words) is None
+    assert widened_excerpt(lines, [(1, 1), (3, 3)], 5, 10_000, count_words) is None
 
 
 @SETTINGS

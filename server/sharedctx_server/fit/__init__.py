@@ -22,7 +22,7 @@ from sharedctx_server.fit.adaptive_sizer import (
     sizer_profile,
 )
 from sharedctx_server.fit.excerpt_items import Series
-from sharedctx_server.fit.excerpts import excerpt_offer, render_excerpt
+from sharedctx_server.fit.excerpts import excerpt_offer, render_excerpt, widened_excerpt
 from sharedctx_server.fit.factors import (
     error_indicator,
     forward_references,
@@ -127,6 +127,7 @@ __all__ = [
     "marker_tokens",
     "omission_marker",
     "render_excerpt",
+    "widened_excerpt",
     # selection and the turn strategies
     "ConversationEntry",
     "Fill",

@@ -16,7 +16,7 @@ This module is pure: costs come from the stored per-segment token counts and fro
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -24,7 +24,13 @@ import numpy.typing as npt
 
 from sharedctx_server.fit.excerpt_items import ExcerptItems, Series, hit_items
 from sharedctx_server.fit.segment_relevance import MarkerTokens, Relevance, SegmentView
-from sharedctx_server.fit.segments import Segments, omission_marker, shown_line
+from sharedctx_server.fit.segments import (
+    LONG_LINE_CHARS,
+    Segments,
+    is_long_line,
+    omission_marker,
+    shown_line,
+)
 
 __all__ = [
     "KEPT_SHARE",
@@ -33,6 +39,7 @@ __all__ = [
     "Excerpt",
     "ExcerptOffer",
     "excerpt_offer",
+    "widened_excerpt",
     "plan_excerpt",
     "render_excerpt",
     "smallest_excerpt",
@@ -58,6 +65,9 @@ STRONG_HIT = 0.5
 LEAD = 1.1
 # RELEVANT / RECENT: an oversized tool output's excerpt takes at most this share of the budget.
 TURN_SHARE = 0.5
+# Characters per token no text exceeds in practice (English prose is about 4, code 3, a run
+# of spaces more): widened_excerpt does not count a line longer than this many per token.
+_DENSEST_TEXT = 8
 
 
 class Excerpt:
@@ -126,20 +136,58 @@ class Excerpt:
         return self._total
 
 
-def render_excerpt(lines: Sequence[str], ranges: Sequence[tuple[int, int]]) -> str:
+def render_excerpt(
+    lines: Sequence[str], ranges: Sequence[tuple[int, int]], whole: Collection[int] = ()
+) -> str:
     """The excerpt's text: the lines of `ranges` (1-based, inclusive) of the full form, each
-    as `shown_line` shows it, each run of left-out lines replaced by one omission marker line;
-    every line ends in a newline, as the segments' token counts assume."""
+    as `shown_line` shows it (those numbered in `whole` in full), each run of left-out lines
+    replaced by one omission marker line; every line ends in a newline, as the segments'
+    token counts assume."""
     out: list[str] = []
     shown = 0
     for first, last in ranges:
         if first - 1 > shown:
             out.append(omission_marker(first - 1 - shown))
-        out.extend(shown_line(line) for line in lines[first - 1 : last])
+        for number in range(first, last + 1):
+            line = lines[number - 1]
+            out.append(line if number in whole else shown_line(line))
         shown = last
     if len(lines) > shown:
         out.append(omission_marker(len(lines) - shown))
     return "\n".join(out) + "\n"
+
+
+def widened_excerpt(
+    lines: Sequence[str],
+    ranges: Sequence[tuple[int, int]],
+    tokens: int,
+    room: int,
+    count_tokens: Callable[[str], int],
+) -> tuple[str, int] | None:
+    """The excerpt of `ranges` (`tokens` as rendered) with the long lines it shows by their
+    heads shown whole, first to last, as many as `room` more tokens hold, and its tokens;
+    None when none fits. A plan counts a long line by its head (fit.segments); once the
+    budget is filled, what is left may hold a line that is only a little too long, whose tail
+    would otherwise be one `Get` away."""
+    whole: list[int] = []
+    spare = room
+    for first, last in ranges:
+        for number in range(first, last + 1):
+            line = lines[number - 1]
+            # A tail of more characters than this many per token of room cannot fit (no
+            # tokeniser packs text that densely): not worth counting.
+            if not is_long_line(line) or len(line) - LONG_LINE_CHARS > _DENSEST_TEXT * spare:
+                continue
+            extra = count_tokens(line) - count_tokens(shown_line(line))
+            if extra <= spare:
+                whole.append(number)
+                spare -= extra
+    if not whole:
+        return None
+    text = render_excerpt(lines, ranges, whole)
+    # Counted whole: the lines' counts apart may miss a token where two lines join.
+    counted = count_tokens(text)
+    return (text, counted) if counted - tokens <= room else None
 
 
 @dataclass(frozen=True, eq=False)

@@ -32,6 +32,7 @@ from ..fit import (
     select_recent,
     select_relevant,
     smallest_cost,
+    widened_excerpt,
 )
 from ..fit.clock import CLOCK_MARK
 from ..fit.superlatives import frequency_asked, ordinal_asked
@@ -215,12 +216,14 @@ class FitService:
         stored = await self._store.get_many(namespace, [item.key for item in items], fulls)
         slack = budget - result.total_tokens
         kept = []
+        excerpts = []
         for item, found in zip(items, stored, strict=True):
             if found is None or found.stamp.version != item.version:
                 slack += item.tokens
                 continue
             if item.form is Form.EXCERPT:
-                text = render_excerpt(excerpt_lines(found.content), item.line_ranges)
+                lines = excerpt_lines(found.content)
+                text = render_excerpt(lines, item.line_ranges)
                 tokens = self._tokens.count(text)
                 if tokens - item.tokens > slack:
                     # The plan bounds each boundary's merge (docs/excerpts.md); an entry cut by
@@ -232,10 +235,19 @@ class FitService:
                 slack += item.tokens - tokens
                 item.tokens = tokens
                 item.content = text
+                excerpts.append((item, lines))
             else:
                 item.content = found.content
             kept.append(item)
         result.items = kept
+        # What the fill left over shows the long lines the excerpts cut, first item first.
+        for item, lines in excerpts:
+            widened = widened_excerpt(
+                lines, item.line_ranges, item.tokens, slack, self._tokens.count
+            )
+            if widened is not None:
+                slack -= widened[1] - item.tokens
+                item.content, item.tokens = widened
 
 
 def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> Relevance:
