@@ -240,8 +240,8 @@ class FitService:
                 item.content = found.content
             kept.append(item)
         result.items = kept
-        # What the fill left over shows the long lines the excerpts cut, first item first.
-        for item, lines in excerpts:
+        # What the fill left over shows the long lines the excerpts cut, best item first.
+        for item, lines in sorted(excerpts, key=lambda pair: pair[0].rank):
             widened = widened_excerpt(
                 lines, item.line_ranges, item.tokens, slack, self._tokens.count
             )
