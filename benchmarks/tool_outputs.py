@@ -7,9 +7,9 @@
 
 The outputs are produced on this machine when the benchmark runs, by the real programs: a
 failing pytest run, a Python traceback, gcc on a broken C file, `ls -lR` of the grpc package,
-`git log --stat -n 60` of this repository, `find` over the standard library, `pip list`, the
-interpreter's build configuration as one line of JSON (as an API answers) and a few thousand
-lines of a job scheduler's log. An output whose program is missing is skipped,
+`git log --stat` of this repository's first 60 commits, `find` over the standard library,
+`pip list`, the interpreter's build configuration as one line of JSON (as an API answers) and
+a few thousand lines of a job scheduler's log. An output whose program is missing is skipped,
 and the reason printed. Everything is stored the way an agent stores it: one namespace, each
 output a `tool_output` entry with its `tool_name`, beside four short chat messages.
 
@@ -336,7 +336,9 @@ def ls_package(tmp: Path, seed: int) -> Produced:
 
 
 def git_history(tmp: Path, seed: int) -> Produced:
-    """git log --stat -n 60 of the repository this benchmark is in."""
+    """git log --stat of the first 60 commits of the repository this benchmark is in: fixed
+    text, where the newest 60 changed with every commit and came to quote this benchmark's
+    own questions ("which file and line does the gcc error point to?")."""
     if not have("git"):
         raise Skip("git is not installed")
     here = Path(__file__).resolve().parent
@@ -346,12 +348,14 @@ def git_history(tmp: Path, seed: int) -> Produced:
     if top.returncode != 0:
         raise Skip(f"{here} is not in a git repository")
     repo = Path(top.stdout.strip())
-    text = run(["git", "-C", str(repo), "log", "--stat", "-n", "60"])
-    out = Output("tool/git-log", "git", "git log --stat -n 60", text)
+    oldest = run(["git", "-C", str(repo), "rev-list", "--reverse", "HEAD"]).split()
+    end = oldest[min(len(oldest), 60) - 1]
+    text = run(["git", "-C", str(repo), "log", "--stat", "-n", "60", end])
+    out = Output("tool/git-log", "git", f"git log --stat -n 60 {end[:12]}", text)
     touched = Counter(
         line
         for line in run(
-            ["git", "-C", str(repo), "log", "-n", "60", "--format=", "--name-only"]
+            ["git", "-C", str(repo), "log", "-n", "60", "--format=", "--name-only", end]
         ).splitlines()
         if line
     )
@@ -365,10 +369,10 @@ def git_history(tmp: Path, seed: int) -> Produced:
         and re.search(rf"(?:^ |/){re.escape(Path(p).name)} +\|", text, re.MULTILINE)
     ]  # fmt: skip
     if not candidates:
-        raise Skip("no file changed by exactly one of the last 60 commits")
+        raise Skip("no file changed by exactly one of the first 60 commits")
     questions = []
     for path in pick(candidates, 3, seed, "git"):
-        sha = run(["git", "-C", str(repo), "log", "-n1", "--format=%H", "--", path]).strip()
+        sha = run(["git", "-C", str(repo), "log", "-n1", "--format=%H", end, "--", path]).strip()
         questions.append(Question(out.key, f"which commit changed {Path(path).name}?", ((sha,),)))
     return out, questions
 
