@@ -975,14 +975,23 @@ def test_a_long_paragraph_of_keys_is_cut_into_each_keys_block() -> None:
     assert groups(prose + "\n" + code, kind="note") == [prose, code.rstrip("\n")]
 
 
-def test_a_paragraph_too_long_for_one_segment_is_cut_into_short_runs() -> None:
+def test_a_paragraph_too_long_for_one_segment_is_cut_into_rows_or_short_runs() -> None:
     # `/etc/services` read as text: one paragraph of 60 lines. Cut into runs as long as a
     # segment may be (1,000 characters, about 250 tokens), the run holding `ssh` filled a
-    # 300-token Fit; runs of at most 250 characters leave room for more.
-    services = "".join(f"svc-{i}\t\t{i}/tcp\t\t\t# service number {i}\n" for i in range(60))
-    runs = groups(services, kind="document")
-    assert "".join(f"{run}\n" for run in runs) == services
-    assert all(len(run) + 1 <= 250 for run in runs) and len(runs) > 8
+    # 300-token Fit; in runs of 250 characters, nine other rows diluted its BM25. A table's
+    # rows are segments of their own; a line that is not a row goes with the row before it.
+    rows = [f"svc-{i}\t\t{i}/tcp\t\t\t# service number {i}" for i in range(60)]
+    rows[30] += "\n\t\t\t(also known as svc-legacy)"
+    services = "".join(f"{row}\n" for row in rows)
+    assert groups(services, kind="document") == rows
+    # Prose (two spaces after a full stop, too) is cut into runs of at most 250 characters.
+    prose = "".join(
+        f"Line {i} of a long paragraph goes on.  It is prose, not a table of fields.\n"
+        for i in range(30)
+    )
+    runs = groups(prose, kind="document")
+    assert "".join(f"{run}\n" for run in runs) == prose
+    assert all(len(run) + 1 <= 250 for run in runs) and 8 < len(runs) < 30
     # A paragraph within a segment's size stays whole (alone, it is not cut at all).
     short = "".join(f"svc-{i}\t\t{i}/tcp\n" for i in range(20))
     assert groups(f"{short}\nsvc-x\t\t99/tcp\n", kind="document") == [short, "svc-x\t\t99/tcp"]

@@ -29,6 +29,13 @@ _OUTLINE_DEPTH = 8
 # text had 250-token runs, one of which filled a 300-token Fit; a hit's run is now a few
 # lines, and its neighbours come as context where the budget has room.
 _TEXT_RUN_CHARS = 250
+# A line of fields: a first field, then a tab or a run of spaces, then more (`/etc/services`,
+# `/etc/hosts`, `pip list`, `docker ps`). A paragraph mostly of such lines is a table: each row
+# is a segment of its own (a line that is not a row goes with the row before it). In 250-char
+# runs, the `ssh  22/tcp` row of `/etc/services` shared a 10-line segment whose BM25 the
+# nine other rows diluted, and a comment paragraph saying "port" four times won over it.
+_FIELD_ROW = re.compile(r"^[^\s#]\S*(?:\t|\s{2,})\s*\S")
+_ROWS_SHARE = 0.8
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _JSON_CLOSER = re.compile(r"^\s*[\]}]+,?\s*$")
@@ -91,16 +98,27 @@ def _outline(lines: list[str], a: int, b: int, depth: int) -> list[int]:
 
 
 def short_runs(starts: list[int], lines: list[str], config: SegmentConfig) -> list[int]:
-    """`starts` with each paragraph over max_chars cut into runs of lines of at most
-    _TEXT_RUN_CHARS (a line longer on its own)."""
+    """`starts` with each paragraph over max_chars cut into its rows when it is a table
+    (_rows), else into runs of lines of at most _TEXT_RUN_CHARS (a line longer on its own)."""
     bounds = [*starts, len(lines)]
     out: list[int] = []
     for a, b in zip(bounds, bounds[1:], strict=False):
         if _chars(lines, a, b) <= config.max_chars:
             out.append(a)
         else:
-            out.extend(_runs(lines, a, b, _TEXT_RUN_CHARS))
+            out.extend(_rows(lines, a, b) or _runs(lines, a, b, _TEXT_RUN_CHARS))
     return out
+
+
+def _rows(lines: list[str], a: int, b: int) -> list[int]:
+    """Where lines a..b are cut when they are a table (at least _ROWS_SHARE of the lines that
+    are not blank are rows, _FIELD_ROW): at each row but the first, a line that is not a row
+    going with the one before; else nothing."""
+    rows = [i for i in range(a, b) if _FIELD_ROW.match(lines[i])]
+    filled = sum(1 for i in range(a, b) if lines[i].strip())
+    if len(rows) < 2 or len(rows) < _ROWS_SHARE * filled:
+        return []
+    return [a, *(i for i in rows if i > a)]
 
 
 def json_items(lines: list[str], config: SegmentConfig) -> list[int]:
