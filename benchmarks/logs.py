@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from sharedctx import AsyncClient, PutItem
-from sharedctx_server.fit.lexical import TermStats, lexical_terms
+from sharedctx_server.fit.bm25 import TermStats
+from sharedctx_server.fit.lexical import lexical_terms
 from sharedctx_server.tokens import TokenCounter
 
 from ._plot import budget_arguments, table_row, write_budget_report

@@ -357,6 +357,33 @@ async def test_a_long_line_comes_whole_when_the_budget_has_room_for_it(
     assert planned.entries[0].tokens < result.entries[0].tokens
 
 
+async def test_the_hunk_that_defines_a_name_answers_what_changed_in_it(
+    client: AsyncClient,
+) -> None:
+    # Eight files import and call render_total in short hunks; one long hunk changes its
+    # definition. By words alone, the short hunks match best (BM25 divides by length).
+    parts = []
+    for i in range(8):
+        parts.append(
+            f"diff --git a/app/view{i}.py b/app/view{i}.py\n--- a/app/view{i}.py\n"
+            f"+++ b/app/view{i}.py\n@@ -1,4 +1,4 @@\n-from app.render import render_total\n"
+            f"+from app.render import render_total, render_rows\n"
+            f"     total = render_total(rows_{i})\n"
+        )
+    body = "".join(f"+    subtotal_{j} = sum(row.amount_{j} for row in rows)\n" for j in range(24))
+    parts.append(
+        "diff --git a/app/render.py b/app/render.py\n--- a/app/render.py\n+++ b/app/render.py\n"
+        "@@ -10,6 +10,30 @@ import decimal\n-def render_total(rows):\n"
+        f"+def render_total(rows, currency='EUR'):\n{body}"
+        "+    return format_money(subtotal_0, currency)\n"
+    )
+    await client.put(NS, "tool/git-diff", "".join(parts), kind="tool_output", tool_name="git")
+    result = await client.fit(NS, "what changed in render_total?", 400, include_content=True)
+    [entry] = result.entries
+    assert entry.form == "excerpt"
+    assert "+def render_total(rows, currency='EUR'):" in entry.content
+
+
 async def test_a_long_line_matches_by_the_head_it_shows(client: AsyncClient) -> None:
     lines = [f"2026-12-05 11:{i // 60:02d}:{i % 60:02d} INFO api: GET /v1/items/{i} 200"
              for i in range(300)]  # fmt: skip

@@ -21,6 +21,7 @@ from sharedctx_server.fit.adaptive_sizer import (
     simhash,
     sizer_profile,
 )
+from sharedctx_server.fit.bm25 import TermStats
 from sharedctx_server.fit.excerpt_items import Series
 from sharedctx_server.fit.excerpts import excerpt_offer, render_excerpt, widened_excerpt
 from sharedctx_server.fit.factors import (
@@ -28,7 +29,7 @@ from sharedctx_server.fit.factors import (
     forward_references,
     token_density_scores,
 )
-from sharedctx_server.fit.lexical import TermStats, lexical_terms
+from sharedctx_server.fit.lexical import lexical_terms
 from sharedctx_server.fit.neighbours import Neighbours, neighbour_gain, thread_neighbours
 from sharedctx_server.fit.relevance import (
     RELEVANCE_FLOOR_CURVE,

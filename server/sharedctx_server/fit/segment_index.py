@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.fit.lexical import BM25_B, BM25_K1
+from sharedctx_server.fit.bm25 import BM25_B, BM25_K1, is_mark
 from sharedctx_server.fit.postings import (
     NO_ENTRY,
     NO_POSTINGS,
@@ -390,7 +390,7 @@ class SegmentIndex:
             idf = math.log(1.0 + (self._segments - df + 0.5) / (df + 0.5))
             postings = self._postings(term_id)
             positions, tf = postings.positions, postings.counts
-            norm = self._lengths_norm(k1, b)[positions]
+            norm = k1 if is_mark(term) else self._lengths_norm(k1, b)[positions]
             gain = idf * tf * (k1 + 1.0) / (tf + norm)
             scores[positions] += gain
             if headed:

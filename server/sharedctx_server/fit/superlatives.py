@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from .clock import clock_query_terms
+from .definitions import definition_query_terms
 from .lexical import fold_suffix, is_stop_word, lexical_terms
 
 __all__ = [
@@ -149,6 +150,12 @@ def ordinal_asked(query: str) -> int:
 
 
 def query_terms(query: str) -> list[str]:
-    """A Fit query's BM25 terms: its words' (lexical_terms), then its superlatives' marks and
-    the minute marks of the times of day it names (fit.clock)."""
-    return lexical_terms(query) + superlative_terms(query) + clock_query_terms(query)
+    """A Fit query's BM25 terms: its words' (lexical_terms), then its superlatives' marks, the
+    minute marks of the times of day it names (fit.clock) and the definition marks of the
+    names of code it asks about (fit.definitions)."""
+    return (
+        lexical_terms(query)
+        + superlative_terms(query)
+        + clock_query_terms(query)
+        + definition_query_terms(query)
+    )

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..fit.bm25 import TermStats
 from ..fit.factors import token_density_scores
-from ..fit.lexical import TermStats, lexical_terms, lexical_terms_each
+from ..fit.lexical import lexical_terms, lexical_terms_each
 from ..fit.neighbours import Neighbours, thread_neighbours
 from ..fit.scoring import Candidates
 from ..fit.segment_index import SegmentIndex
@@ -24,6 +25,7 @@ from ..fit.segments import Segments, is_long_line, line_head
 from ..model import Kind, StoredEntry
 from ..segment import excerpt_lines
 from ..segment.clock_marks import clock_terms
+from ..segment.definition_marks import definition_terms
 from ..segment.extremes import extreme_terms
 from .entry_text import echoed_command, name_terms, turn_role
 from .turn_cache import TurnCache
@@ -258,9 +260,14 @@ class NamespaceState:
         # The rows holding a table column's largest or smallest value answer "which ... the
         # most ...?" with no word of the question on them (fit.superlatives).
         # A record's minute answers "what happened at 10:05?", whose numbers every line holds
-        # somewhere (fit.clock).
+        # somewhere (fit.clock). The line that defines a name answers "what does parse_args
+        # do?" before the longer lines that call it (fit.definitions).
         starts = segments.starts.tolist()
-        for found in (extreme_terms(lines, starts, listing), clock_terms(lines, starts)):
+        for found in (
+            extreme_terms(lines, starts, listing),
+            clock_terms(lines, starts),
+            definition_terms(lines, starts),
+        ):
             for k, marks in found.items():
                 per_segment[k] = per_segment[k] + marks
         self.segments.add(slot, segments, per_segment, names)
