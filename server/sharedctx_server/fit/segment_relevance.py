@@ -105,8 +105,9 @@ def notable_in_window_first(rho: FloatArray, window: BoolArray, errors: FloatArr
     """`rho` with the error lines among the segments of the asked time window (`window`: they
     carry the mark of a minute the query names, fit.clock) lifted to the best's relevance.
     "What happened at 10:10?" is first of all what went wrong then: a traceback of five lines
-    matched the minute's mark less than each short line of that minute (BM25 weighs a term by
-    the segment's length), and its minute held 160 lines of two dozen kinds."""
+    had matched the minute's mark less than each short line of that minute (before marks
+    counted as in a text of average length), and its minute held 160 lines of two dozen
+    kinds, any of which may be the best hit of the namespace."""
     return _lifted(rho, window & (errors >= NOTABLE_ERROR))
 
 
