@@ -850,6 +850,31 @@ async def test_a_time_of_day_in_the_question_finds_that_minutes_lines(
     assert ranged and ranged <= {"09:57", "09:58", "09:59", "10:00", "10:01", "10:02"}
 
 
+async def test_the_last_minutes_are_those_before_the_newest_log_time(
+    client: AsyncClient,
+) -> None:
+    # Two logs of 2026-05-10; the newer ends at 11:59:57. Errors every 40 minutes or so, and
+    # one at 11:53, in the last 10 minutes: "the last 10 minutes" are the newest log's.
+    for key, start_hour in (("logs/older", 7), ("logs/newer", 10)):
+        lines = []
+        for i in range(2400):
+            second = start_hour * 3600 + i * 3
+            stamp = f"2026-05-10 {second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}"
+            if i % 800 == 400 or stamp.endswith("11:53:00"):
+                lines.append(f"{stamp} ERROR {WORKERS[i % 12]} lost its lease on shard {i}")
+            else:
+                lines.append(f"{stamp} INFO {WORKERS[i % 12]} processed batch {i} in {i % 90} ms")
+        await client.put(NS, key, "\n".join(lines), kind="log")
+    result = await client.fit(
+        NS, "which errors came in the last 10 minutes?", 300, include_content=True
+    )
+    (entry,) = [e for e in result.entries if e.key == "logs/newer"]
+    assert "11:53:00 ERROR" in entry.content
+    shown = {line[11:16] for line in entry.content.split("\n") if line.startswith("2026")}
+    assert shown <= {f"11:{m}" for m in range(49, 60)}
+    assert all(e.key == "logs/newer" for e in result.entries if e.key.startswith("logs/"))
+
+
 async def test_the_last_error_is_the_one_written_last(client: AsyncClient) -> None:
     lines = []
     for i in range(3000):

@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
-from sharedctx_server.fit import query_terms
-from sharedctx_server.fit.clock import MAX_RANGE_MINUTES, clock_query_terms, line_clock
-from sharedctx_server.fit.segment_relevance import notable_in_window_first
+import pytest
+from sharedctx_server.fit import SegmentIndex, Segments, query_terms
+from sharedctx_server.fit.clock import (
+    MAX_RANGE_MINUTES,
+    clock_query_terms,
+    line_clock,
+    recent_minutes,
+    window_marks,
+)
+from sharedctx_server.fit.segment_relevance import (
+    OUTSIDE_WINDOW,
+    Relevance,
+    notable_in_window_first,
+)
 from sharedctx_server.segment.clock_marks import MIN_STAMPED, clock_terms
 
 
@@ -52,3 +63,31 @@ def test_in_the_asked_window_error_lines_come_first() -> None:
     lifted = notable_in_window_first(rho, window, errors)
     assert lifted.tolist() == [under, 0.6, 0.9, 0.4]  # the error in the window, not before it
     assert notable_in_window_first(rho, window, np.zeros(4)) is rho
+
+
+def test_the_last_minutes_a_question_names_are_counted_back_from_the_newest_time() -> None:
+    assert recent_minutes("which errors came in the last 10 minutes?") == 10
+    assert recent_minutes("anything odd over the past hour") == 60
+    assert recent_minutes("the previous 2 hrs") == 120
+    assert recent_minutes("in the last half an hour") == 30
+    assert recent_minutes("what happened in the last minute?") == 1
+    for question in ("what was the last error?", "the last 3 retries", "why did it fail?"):
+        assert recent_minutes(question) is None, question
+    assert window_marks("@10:05", 3) == ["@10:02", "@10:03", "@10:04", "@10:05"]
+    assert window_marks("@00:01", 2) == ["@23:59", "@00:00", "@00:01"]  # over midnight
+    assert len(window_marks("@12:00", 600)) == MAX_RANGE_MINUTES + 1
+
+
+def test_lines_stamped_outside_the_asked_window_count_a_share() -> None:
+    index = SegmentIndex()
+    segments = Segments(np.ones(4, dtype=np.int64), np.ones(4, dtype=np.int64), np.zeros(4))
+    index.add(0, segments, [["error"], ["error"], ["error"], ["note"]])
+    table = index.table()
+    raw = np.asarray([4.0, 4.0, 2.0, 0.0])
+    window = np.asarray([False, False, True, False])
+    stamped = np.asarray([True, False, True, True])
+    candidates = np.ones(1, dtype=np.bool_)
+    args = (table, raw, candidates, index.segments_of, 0.0, 0, 0, None, window)
+    plain, narrowed = Relevance.of(*args), Relevance.of(*args, stamped)
+    assert narrowed.rho[0] == pytest.approx(OUTSIDE_WINDOW * plain.rho[0])
+    assert narrowed.rho[1:].tolist() == plain.rho[1:].tolist()  # not stamped, or in the window

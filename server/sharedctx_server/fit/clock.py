@@ -14,7 +14,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CLOCK_MARK", "MAX_RANGE_MINUTES", "clock_mark", "clock_query_terms", "line_clock"]
+__all__ = [
+    "CLOCK_MARK",
+    "MAX_RANGE_MINUTES",
+    "clock_mark",
+    "clock_query_terms",
+    "line_clock",
+    "recent_minutes",
+    "window_marks",
+]
 
 CLOCK_MARK = "@"
 # A range longer than this asks for its two ends only: every minute of a day would be a query
@@ -58,6 +66,35 @@ def clock_query_terms(query: str) -> list[str]:
             if 0 < end - minute <= MAX_RANGE_MINUTES:
                 marks.update(dict.fromkeys(_mark_of(t) for t in range(minute, end + 1)))
     return list(marks)
+
+
+# "In the last 10 minutes", "over the past hour", "the previous 2 hrs": a window that ends at
+# the newest time the namespace's logs hold.
+_RECENT = re.compile(
+    r"\b(?:last|past|previous|latest|recent)\s+(?:(?P<n>\d{1,4})|an?|one|(?P<half>half\s+an?))?\s*"
+    r"(?P<unit>minutes?|mins?|hours?|hrs?)\b",
+    re.IGNORECASE,
+)
+
+
+def recent_minutes(query: str) -> int | None:
+    """How many minutes back from the newest log time a query asks about ("the last 10
+    minutes": 10, "the past hour": 60), or None when it names no such window."""
+    m = _RECENT.search(query)
+    if m is None:
+        return None
+    count = int(m["n"]) if m["n"] else 1
+    minutes = count * (60 if m["unit"].lower().startswith("h") else 1)
+    return minutes // 2 if m["half"] else minutes
+
+
+def window_marks(latest: str, minutes: int) -> list[str]:
+    """The marks of the minutes from `minutes` before the minute of mark `latest` to it, at
+    most MAX_RANGE_MINUTES back (a window over midnight wraps to the day before)."""
+    hour, minute = int(latest[1:3]), int(latest[4:6])
+    end = hour * 60 + minute
+    reach = min(minutes, MAX_RANGE_MINUTES)
+    return [_mark_of((end - back) % 1440) for back in range(reach, -1, -1)]
 
 
 def _minute_of_day(m: re.Match[str]) -> int:

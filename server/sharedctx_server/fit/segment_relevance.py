@@ -31,6 +31,7 @@ __all__ = [
     "ERROR_SHARE",
     "FULL_SHARE",
     "NOTABLE_ERROR",
+    "OUTSIDE_WINDOW",
     "STRONG_MATCH",
     "MarkerTokens",
     "Relevance",
@@ -101,6 +102,13 @@ def ordinal_first(
 NOTABLE_ERROR = 0.5
 
 
+# A question that names a time window ("at 10:05", "in the last 10 minutes") is not about the
+# lines written at other times: a line stamped outside it counts this share of its relevance.
+# "Which errors came in the last 10 minutes?" matched every error line by its words, and
+# showed an error of an hour before beside the one in the window.
+OUTSIDE_WINDOW = 0.2
+
+
 def notable_in_window_first(rho: FloatArray, window: BoolArray, errors: FloatArray) -> FloatArray:
     """`rho` with the error lines among the segments of the asked time window (`window`: they
     carry the mark of a minute the query names, fit.clock) lifted to the best's relevance.
@@ -165,13 +173,15 @@ class Relevance:
         ordinal: int = 0,
         times: FloatArray | None = None,
         window: BoolArray | None = None,
+        stamped: BoolArray | None = None,
     ) -> Relevance:
         """From the segments' BM25 `raw` and `candidates`, a mask over entry rows, what a
         full match would score (`full`; 0: unknown, quality 1), whether the query asks for
         what occurs most (1) or least (-1) often (frequent_shape_first), and whether it asks
         for the last (1) or first (-1) of its matches (`ordinal`, ordinal_first, by each
         segment's entry's time: `times`, needed then), and which segments are in the time
-        window it names (`window`, notable_in_window_first)."""
+        window it names (`window`, notable_in_window_first) and which open with a time at all
+        (`stamped`: those outside the window count OUTSIDE_WINDOW of their relevance)."""
         eligible = candidates[table.slot_of] if len(table) else np.zeros(0, dtype=np.bool_)
         raw = np.where(eligible, raw, 0.0)
         top = float(raw.max()) if raw.size else 0.0
@@ -183,6 +193,8 @@ class Relevance:
                 raise ValueError("ordinal needs the segments' entry times")
             rho = ordinal_first(rho, lexical, times, ordinal)
         if window is not None:
+            if stamped is not None:
+                rho = np.where(stamped & ~window, OUTSIDE_WINDOW * rho, rho)
             rho = notable_in_window_first(rho, window & eligible, table.errors)
         quality = min(1.0, top / (FULL_SHARE * full)) if full > 0 else 1.0
         return cls(table, rho, lexical, candidates, segments_of, quality)

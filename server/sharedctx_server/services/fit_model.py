@@ -52,12 +52,15 @@ class FitQuery:
     include_content: bool = False
     explain: bool = False
     excerpts: bool = True
+    # The minute marks of a window the query names from the newest log time back ("the last
+    # 10 minutes"), found in the namespace it asks (fit.clock.recent_minutes).
+    recent: tuple[str, ...] = ()
 
     @cached_property
     def terms(self) -> list[str]:
-        """The query's BM25 terms (fit.query_terms), made once for the entries' lexical factor
-        and the segments' relevance."""
-        return query_terms(self.query) if self.query else []
+        """The query's BM25 terms (fit.query_terms, then `recent`), made once for the entries'
+        lexical factor and the segments' relevance."""
+        return [*query_terms(self.query), *self.recent] if self.query else []
 
 
 @dataclass

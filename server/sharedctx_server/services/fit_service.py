@@ -11,6 +11,7 @@ import asyncio
 import functools
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -34,7 +35,7 @@ from ..fit import (
     smallest_cost,
     widened_excerpt,
 )
-from ..fit.clock import CLOCK_MARK
+from ..fit.clock import CLOCK_MARK, recent_minutes, window_marks
 from ..fit.superlatives import frequency_asked, ordinal_asked
 from ..offload import selection_worth_a_thread, to_the_end
 from ..segment import excerpt_lines
@@ -106,6 +107,7 @@ class FitService:
         n = state.size
         live = state.live_mask(now_ms)
         eligible = live & _filter_mask(state, query.filters)
+        query = _with_recent_window(query, state, eligible)
         if query.strategy is Strategy.SCORED:
             return self._scored(query, state, now_ms, query_vector, live, eligible)
         index, outcome = state.turns.index(state, eligible, query.filters, self._tokens.count)
@@ -263,6 +265,7 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
     # "What happened at 10:10?": the segments stamped in the minutes it names.
     minutes = [term for term in terms if term.startswith(CLOCK_MARK)]
     window = index.bm25(minutes) > 0 if minutes else None
+    stamped = state.clocks.stamped(table) if minutes else None
     return Relevance.of(
         table,
         raw,
@@ -273,7 +276,23 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
         ordinal,
         times,
         window,
+        stamped,
     )
+
+
+def _with_recent_window(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> FitQuery:
+    """`query` with the minute marks of the window it names from the newest log time back
+    ("what failed in the last 10 minutes?"), when it names one and the logs it may read are
+    stamped."""
+    minutes = recent_minutes(query.query)
+    latest = (
+        state.clocks.latest(eligible, state.event_ms, state.sequence)
+        if minutes is not None
+        else None
+    )
+    if minutes is None or latest is None:
+        return query
+    return replace(query, recent=tuple(window_marks(latest, minutes)))
 
 
 def _series(state: NamespaceState, n: int) -> Series:

@@ -27,6 +27,7 @@ from ..segment import excerpt_lines
 from ..segment.clock_marks import clock_terms
 from ..segment.definition_marks import definition_terms
 from ..segment.extremes import extreme_terms
+from .clocks import EntryClocks
 from .entry_text import echoed_command, name_terms, turn_role
 from .turn_cache import TurnCache
 
@@ -106,6 +107,8 @@ class NamespaceState:
         self.terms = TermStats()
         # Cut entries (see sharedctx_server.segment): their segments and the segments' BM25.
         self.segments = SegmentIndex()
+        # Per cut entry stamped with times of day: its last minute, its stamped segments.
+        self.clocks = EntryClocks()
         self._threads: dict[str, int] = {}
         self._commands: dict[tuple[str, int, str | None], int] = {}
         self._inbound: Counter[str] = Counter()  # name -> live entries referencing it
@@ -233,6 +236,7 @@ class NamespaceState:
         if segments is None or segments.total_lines != len(lines):
             # Not cut, or cut by rules that no longer match the text: whole entry only.
             self.segments.remove(slot)
+            self.clocks.forget(slot)
             self.terms.add(slot, lexical_terms(text) + names)
             return
         # The command a shell tool's output opens with (`$ ruff check .`) names the output,
@@ -263,9 +267,11 @@ class NamespaceState:
         # somewhere (fit.clock). The line that defines a name answers "what does parse_args
         # do?" before the longer lines that call it (fit.definitions).
         starts = segments.starts.tolist()
+        minutes = clock_terms(lines, starts)
+        self.clocks.set(slot, minutes, len(starts))
         for found in (
             extreme_terms(lines, starts, listing),
-            clock_terms(lines, starts),
+            minutes,
             definition_terms(lines, starts),
         ):
             for k, marks in found.items():
@@ -303,6 +309,7 @@ class NamespaceState:
         self.info[slot] = None
         self.terms.remove(slot)
         self.segments.remove(slot)
+        self.clocks.forget(slot)
         self._free.append(slot)
         self._changed(slot)
 

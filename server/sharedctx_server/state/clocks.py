@@ -1,0 +1,63 @@
+"""The times of day of a namespace's cut entries (segment.clock_marks): where "the last 10
+minutes" end, and which segments a time window a query names leaves out (docs/excerpts.md,
+"Times of day")."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from ..fit.segment_index import SegmentTable
+
+__all__ = ["EntryClocks"]
+
+BoolArray = npt.NDArray[np.bool_]
+IntArray = npt.NDArray[np.int64]
+
+
+class _Clock(NamedTuple):
+    latest: str  # the minute mark of the entry's last stamped segment
+    stamped: BoolArray  # per segment, whether it opens with a time of day
+
+
+class EntryClocks:
+    """Per cut entry stamped with times of day, by slot: its last minute and which of its
+    segments open with a time."""
+
+    def __init__(self) -> None:
+        self._clocks: dict[int, _Clock] = {}
+
+    def set(self, slot: int, minutes: dict[int, list[str]], segments: int) -> None:
+        """Record the minute marks (clock_terms: per stamped segment, its mark) of the entry
+        in `slot`, of `segments` segments; none forgets the slot."""
+        if not minutes:
+            self.forget(slot)
+            return
+        stamped = np.zeros(segments, dtype=np.bool_)
+        stamped[list(minutes)] = True
+        self._clocks[slot] = _Clock(minutes[max(minutes)][0], stamped)
+
+    def forget(self, slot: int) -> None:
+        """Drop the slot (no-op when it has no times)."""
+        self._clocks.pop(slot, None)
+
+    def latest(self, among: BoolArray, event_ms: IntArray, sequence: IntArray) -> str | None:
+        """The minute mark of the last stamped line of the newest entry of `among` (by event
+        time, then by write order) that has one."""
+        stamped = [slot for slot in self._clocks if slot < among.size and among[slot]]
+        if not stamped:
+            return None
+        newest = max(stamped, key=lambda slot: (int(event_ms[slot]), int(sequence[slot])))
+        return self._clocks[newest].latest
+
+    def stamped(self, table: SegmentTable) -> BoolArray:
+        """Per position of `table`, whether its segment opens with a time of day."""
+        flat = np.zeros(len(table), dtype=np.bool_)
+        bounds = table.bounds.tolist()
+        for k, slot in enumerate(table.slots.tolist()):
+            clock = self._clocks.get(slot)
+            if clock is not None and clock.stamped.size == bounds[k + 1] - bounds[k]:
+                flat[bounds[k] : bounds[k + 1]] = clock.stamped
+        return flat
