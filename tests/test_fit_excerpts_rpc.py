@@ -260,6 +260,34 @@ async def test_the_command_an_output_echoes_names_it_rather_than_answering(
     assert not [s for c in result.explain for s in c.segments if s.first_line == 1]
 
 
+async def test_a_terminal_sessions_command_says_what_its_output_is_about(
+    client: AsyncClient,
+) -> None:
+    # An agent's shell session stored whole: no line of `uname -a`'s output, nor the command,
+    # says "kernel"; what the program reports does.
+    blocks = [
+        (
+            "ls -la /etc",
+            [f"-rw-r--r-- 1 root root {i * 37} Jan  8  2023 conf{i}.d" for i in range(60)],
+        ),
+        ("uname -a", ["Linux build-7 6.1.0-28-amd64 #1 SMP PREEMPT_DYNAMIC x86_64 GNU/Linux"]),
+        ("python3 --version", ["Python 3.11.7"]),
+        ("id", ["uid=1000(dev) gid=1000(dev) groups=1000(dev),27(sudo)"]),
+        ("cat notes.txt", [f"note {i}: remember to rotate the release keys" for i in range(40)]),
+    ]
+    text = "".join(
+        f"$ {command}\n" + "".join(f"{line}\n" for line in out) for command, out in blocks
+    )
+    await client.put(NS, "term/session", text, kind="tool_output", tool_name="bash")
+    for question, answer in (
+        ("which kernel version is running?", "6.1.0-28-amd64"),
+        ("which user am I logged in as?", "uid=1000(dev)"),
+    ):
+        result = await client.fit(NS, question, 150, include_content=True)
+        [entry] = result.entries
+        assert entry.form == "excerpt" and answer in entry.content, question
+
+
 async def test_a_one_line_json_document_is_excerpted_item_by_item(client: AsyncClient) -> None:
     # An API's answer as it comes: one line, larger than the budget.
     jobs = [

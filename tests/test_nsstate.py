@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+from sharedctx_server.fit import lexical_terms
 from sharedctx_server.model import EntryMeta, Stamp, StoredEntry
+from sharedctx_server.segment.commands import command_words
 from sharedctx_server.state import nsstate
-from sharedctx_server.state.entry_text import echoed_command
+from sharedctx_server.state.entry_text import echoed_command, name_terms, shell_commands
 from sharedctx_server.state.nsstate import NamespaceState
 
 
@@ -41,3 +43,27 @@ def test_the_command_an_output_echoes_is_read_without_its_prompt() -> None:
     assert echoed_command("dev@box:~/app$ python -m pytest -q\n...") == "python -m pytest -q"
     assert echoed_command("make test\n$ not first") is None
     assert echoed_command("") is None
+
+
+def test_a_program_says_what_it_reports_in_its_subjects_words() -> None:
+    assert "kernel" in command_words("uname -a")
+    assert "disk" in command_words("sudo df -h /") == command_words("df")
+    assert "memory" in command_words("/usr/bin/free -m")
+    assert "commit" in command_words("git log --oneline -n 5")
+    assert "branch" in command_words("git status")
+    assert command_words("LANG=C id") == command_words("id") != ""
+    assert command_words("make test") == command_words("") == ""
+    # A tool named for a program names what it reports too.
+    assert "disk" in name_terms("tool/out", EntryMeta(tool_name="df"))
+
+
+def test_one_echoed_command_names_its_output_and_a_sessions_commands_their_blocks() -> None:
+    one = ["$ df -h /", "Filesystem Size Used Avail Use% Mounted on", "/dev/vda 252G 31G 72G 31% /"]
+    found = shell_commands(one, [0, 1, 2])
+    assert set(lexical_terms("df h disk space")) <= set(found.names) and not found.per_segment
+    session = ["$ uname -a", "Linux box 6.1.0 x86_64", "$ make test", "ok", "$ id", "uid=0(root)"]
+    found = shell_commands(session, [0, 1, 2, 3, 4, 5])
+    assert not found.names
+    assert set(found.per_segment) == {0, 4}  # `make` reports nothing written down
+    assert "kernel" in found.per_segment[0] and "user" in found.per_segment[4]
+    assert shell_commands(["plain", "text"], [0, 1]) == shell_commands([], [])

@@ -521,6 +521,15 @@ def heads_of(text: str, kind: str | None = "tool_output") -> list[tuple[str, str
     return [(first[k], first[h]) for k, h in enumerate(segments.heads.tolist()) if h >= 0]
 
 
+def test_in_a_terminal_session_each_command_heads_its_output() -> None:
+    text = "$ uname -a\nLinux box 6.1.0-28-amd64 #1 SMP x86_64 GNU/Linux\n$ free -m\n" + "".join(
+        f"Mem{i}:  {i * 1000}  {i * 400}  {i * 600}\n" for i in range(6)
+    )
+    heads = heads_of(text, "tool_output")
+    assert ("Linux box 6.1.0-28-amd64 #1 SMP x86_64 GNU/Linux", "$ uname -a") in heads
+    assert ("Mem5:  5000  2000  3000", "$ free -m") in heads
+
+
 def test_a_table_row_is_headed_by_the_header_row() -> None:
     text = "USER  PID %MEM COMMAND\n" + "".join(
         f"root  {pid:<3} {pid / 10:.1f}  /usr/bin/worker-{pid}\n" for pid in range(1, 9)

@@ -6,8 +6,9 @@ columns, a file in `ls -lR` without its folder, a `git log --stat` file line wit
 commit, a paragraph without its section. Fit shows a hit's head beside it when the budget
 allows, so these are found once, at Put:
 - block heads: a line that opens a block (compress.blocks: a commit, a folder, a section, a
-  record of a listing such as `kubectl describe`'s `Name:`) heads every segment after it up
-  to the next block head;
+  record of a listing such as `kubectl describe`'s `Name:`; in a terminal session of two or
+  more commands, each command line, segment.commands) heads every segment after it up to the
+  next block head;
 - else a table's header row (compress.table_parse) heads every segment below it (each of
   stacked tables' headers, the segments of its own table);
 - and a segment still without a head is headed by the label above it that it is indented
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 from ..compress.blocks import opens_block, record_key
 from ..compress.table_parse import find_tables
 from ..compress.whitespace import indentation
+from .commands import COMMAND_ECHO
 
 __all__ = ["HEAD_TOKENS", "segment_heads"]
 
@@ -39,6 +41,9 @@ def segment_heads(lines: list[str], starts: Sequence[int], tokens: Sequence[int]
     heads = [-1] * n
     key = record_key(lines)
     opens = {k for k in range(n) if opens_block(lines, starts[k], key)}
+    prompts = {k for k in range(n) if COMMAND_ECHO.match(lines[starts[k]])}
+    if len(prompts) >= 2:
+        opens |= prompts
     if opens:
         current = -1
         for k in range(n):

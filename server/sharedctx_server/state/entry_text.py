@@ -1,19 +1,17 @@
-"""What an entry's key, metadata and first line say about it, for the namespace's index:
-the command a shell tool's output echoes, the terms that name the entry, and its role in a
-conversation's turns."""
+"""What an entry's key, metadata and command lines say about it, for the namespace's index:
+the command a shell tool's output echoes, the commands of a terminal session, the terms that
+name the entry, and its role in a conversation's turns."""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from ..fit.lexical import lexical_terms
 from ..model import EntryMeta, Kind
+from ..segment.commands import COMMAND_ECHO, command_words
 
-__all__ = ["echoed_command", "name_terms", "turn_role"]
-
-
-# A shell prompt and the command after it: `$ make test`, `dev@box:~/app$ make test`.
-_COMMAND_ECHO = re.compile(r"^(?:[\w.-]+@[\w.-]+:\S*)?\$ +\S")
+__all__ = ["ShellCommands", "echoed_command", "name_terms", "shell_commands", "turn_role"]
 
 
 def echoed_command(text: str) -> str | None:
@@ -21,7 +19,7 @@ def echoed_command(text: str) -> str | None:
     a prompt `dev@box:~/app$ make test`: `make test`), or None."""
     end = text.find("\n")
     first = text if end < 0 else text[:end]
-    if _COMMAND_ECHO.match(first) is None:
+    if COMMAND_ECHO.match(first) is None:
         return None
     return " ".join(first.split("$", 1)[1].split())
 
@@ -33,7 +31,39 @@ def name_terms(key: str, meta: EntryMeta) -> list[str]:
     lines over the same line elsewhere, and a word every entry shares (its kind, in a
     namespace of logs) weighs nothing."""
     kind = meta.kind.hint or ""
-    return list(dict.fromkeys(lexical_terms(f"{key} {meta.tool_name} {kind.replace('_', ' ')}")))
+    # A tool named for a program (`df`) names what that program reports too (`disk space`).
+    words = f"{key} {meta.tool_name} {command_words(meta.tool_name)} {kind.replace('_', ' ')}"
+    return list(dict.fromkeys(lexical_terms(words)))
+
+
+@dataclass
+class ShellCommands:
+    """The command lines of a cut entry's text: the terms of the one it opens with, which
+    name the whole output (its line is then indexed as blank), or, in a terminal session of
+    several, per segment that opens with one, the words of what its program reports."""
+
+    names: list[str] = field(default_factory=list)
+    per_segment: dict[int, list[str]] = field(default_factory=dict)
+
+
+def shell_commands(lines: Sequence[str], starts: Sequence[int]) -> ShellCommands:
+    """The ShellCommands of an entry's `lines`, cut into segments at `starts`."""
+    prompts = [k for k, start in enumerate(starts) if COMMAND_ECHO.match(lines[start])]
+    if len(prompts) >= 2:
+        # A session: each command heads its output (segment.heads), and says what it reports.
+        found = {k: lexical_terms(command_words(_command(lines[starts[k]]))) for k in prompts}
+        return ShellCommands(per_segment={k: terms for k, terms in found.items() if terms})
+    command = echoed_command(lines[0]) if lines else None
+    if command is None:
+        return ShellCommands()
+    # The command a shell tool's output opens with (`$ ruff check .`) names the output, as its
+    # tool's name does: a line of its own, it matched every question naming the program, in
+    # each run of it, and took the place of the lines that answer.
+    return ShellCommands(names=lexical_terms(f"{lines[0]} {command_words(command)}"))
+
+
+def _command(line: str) -> str:
+    return line.split("$", 1)[1]
 
 
 def turn_role(kind: Kind, role: str, tool_name: str) -> str:

@@ -28,7 +28,7 @@ from ..segment.clock_marks import clock_terms
 from ..segment.definition_marks import definition_terms
 from ..segment.extremes import extreme_terms
 from .clocks import EntryClocks
-from .entry_text import echoed_command, name_terms, turn_role
+from .entry_text import echoed_command, name_terms, shell_commands, turn_role
 from .turn_cache import TurnCache
 
 FloatArray = npt.NDArray[np.float64]
@@ -239,11 +239,10 @@ class NamespaceState:
             self.clocks.forget(slot)
             self.terms.add(slot, lexical_terms(text) + names)
             return
-        # The command a shell tool's output opens with (`$ ruff check .`) names the output,
-        # as its tool's name does: a line of its own, it matched every question naming the
-        # program, in each run of it, and took the place of the lines that answer.
-        if lines and echoed_command(lines[0]) is not None:
-            names = list(dict.fromkeys([*names, *lexical_terms(lines[0])]))
+        starts = segments.starts.tolist()
+        commands = shell_commands(lines, starts)
+        if commands.names:
+            names = list(dict.fromkeys([*names, *commands.names]))
             lines = ["", *lines[1:]]
         # A segment matches by what an excerpt of it shows: a long line by its head (a line
         # of 20,000 characters holds some word of almost any query, and showing its head
@@ -265,14 +264,15 @@ class NamespaceState:
         # most ...?" with no word of the question on them (fit.superlatives).
         # A record's minute answers "what happened at 10:05?", whose numbers every line holds
         # somewhere (fit.clock). The line that defines a name answers "what does parse_args
-        # do?" before the longer lines that call it (fit.definitions).
-        starts = segments.starts.tolist()
+        # do?" before the longer lines that call it (fit.definitions). A session's `$ uname -a`
+        # says what its output is about: the kernel (segment.commands).
         minutes = clock_terms(lines, starts)
         self.clocks.set(slot, minutes, len(starts))
         for found in (
             extreme_terms(lines, starts, listing),
             minutes,
             definition_terms(lines, starts),
+            commands.per_segment,
         ):
             for k, marks in found.items():
                 per_segment[k] = per_segment[k] + marks
