@@ -40,7 +40,9 @@ _DEFINITION = re.compile(
 # A name as code writes it, in a question: in backticks, called (`parse()`), snake_case, or
 # with a lower-to-upper turn (camelCase, PascalCase).
 _CODE_NAME = re.compile(
-    r"`([^`\s]+)`|\b([A-Za-z_$][\w$]*)\(\)|\b([A-Za-z$][\w$]*_[\w$]+|_[\w$]+|[\w$]*[a-z][A-Z][\w$]*)\b"
+    r"`([^`\s]+)`"  # `in backticks`
+    r"|\b([A-Za-z_$][\w$]*)\(\)"  # called()
+    r"|\b([A-Za-z$][\w$]*_[\w$]+|_[\w$]+|[\w$]*[a-z][A-Z][\w$]*)\b"  # snake_case, camelCase
 )
 # A name the question calls a function, a class...: "the parse function", "class Excerpt"
 # (after the word, only a name that looks like one: "which function failed?" names none).

@@ -39,10 +39,10 @@ __all__ = [
     "Excerpt",
     "ExcerptOffer",
     "excerpt_offer",
-    "widened_excerpt",
     "plan_excerpt",
     "render_excerpt",
     "smallest_excerpt",
+    "widened_excerpt",
 ]
 
 FloatArray = npt.NDArray[np.float64]

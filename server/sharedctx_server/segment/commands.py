@@ -12,8 +12,9 @@ written down once, not learnt from any data set.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-__all__ = ["COMMAND_ECHO", "command_words"]
+__all__ = ["COMMAND_ECHO", "command_words", "session_prompts"]
 
 # A shell prompt and the command after it: `$ make test`, `dev@box:~/app$ make test`.
 COMMAND_ECHO = re.compile(r"^(?:[\w.-]+@[\w.-]+:\S*)?\$ +\S")
@@ -80,6 +81,15 @@ _SUBCOMMANDS: dict[str, dict[str, str]] = {
     "docker": {"ps": "container containers running", "images": "image images"},
     "kubectl": {"top": "cpu memory usage", "logs": "pod log"},
 }
+
+
+def session_prompts(lines: Sequence[str], starts: Sequence[int]) -> list[int]:
+    """The segments (first lines `starts`) that open with a command line, when there are two
+    or more: the text is then a terminal session, each command over its output; else none."""
+    prompts = [k for k, start in enumerate(starts) if COMMAND_ECHO.match(lines[start])]
+    return prompts if len(prompts) >= 2 else []
+
+
 # What may come before the program: `sudo`, `time`, `env X=1`, variable assignments.
 _PREFIX = frozenset({"sudo", "time", "nice", "env", "command", "exec"})
 

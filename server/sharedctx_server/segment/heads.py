@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from ..compress.blocks import opens_block, record_key
 from ..compress.table_parse import find_tables
 from ..compress.whitespace import indentation
-from .commands import COMMAND_ECHO
+from .commands import session_prompts
 
 __all__ = ["HEAD_TOKENS", "segment_heads"]
 
@@ -41,9 +41,7 @@ def segment_heads(lines: list[str], starts: Sequence[int], tokens: Sequence[int]
     heads = [-1] * n
     key = record_key(lines)
     opens = {k for k in range(n) if opens_block(lines, starts[k], key)}
-    prompts = {k for k in range(n) if COMMAND_ECHO.match(lines[starts[k]])}
-    if len(prompts) >= 2:
-        opens |= prompts
+    opens.update(session_prompts(lines, starts))
     if opens:
         current = -1
         for k in range(n):

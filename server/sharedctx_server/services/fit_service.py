@@ -285,14 +285,10 @@ def _with_recent_window(query: FitQuery, state: NamespaceState, eligible: BoolAr
     ("what failed in the last 10 minutes?"), when it names one and the logs it may read are
     stamped."""
     minutes = recent_minutes(query.query)
-    latest = (
-        state.clocks.latest(eligible, state.event_ms, state.sequence)
-        if minutes is not None
-        else None
-    )
-    if minutes is None or latest is None:
+    if minutes is None:
         return query
-    return replace(query, recent=tuple(window_marks(latest, minutes)))
+    latest = state.clocks.latest(eligible, state.event_ms, state.sequence)
+    return query if latest is None else replace(query, recent=tuple(window_marks(latest, minutes)))
 
 
 def _series(state: NamespaceState, n: int) -> Series:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from ..fit.lexical import lexical_terms
 from ..model import EntryMeta, Kind
-from ..segment.commands import COMMAND_ECHO, command_words
+from ..segment.commands import COMMAND_ECHO, command_words, session_prompts
 
 __all__ = ["ShellCommands", "echoed_command", "name_terms", "shell_commands", "turn_role"]
 
@@ -48,8 +48,8 @@ class ShellCommands:
 
 def shell_commands(lines: Sequence[str], starts: Sequence[int]) -> ShellCommands:
     """The ShellCommands of an entry's `lines`, cut into segments at `starts`."""
-    prompts = [k for k, start in enumerate(starts) if COMMAND_ECHO.match(lines[start])]
-    if len(prompts) >= 2:
+    prompts = session_prompts(lines, starts)
+    if prompts:
         # A session: each command heads its output (segment.heads), and says what it reports.
         found = {k: lexical_terms(command_words(_command(lines[starts[k]]))) for k in prompts}
         return ShellCommands(per_segment={k: terms for k, terms in found.items() if terms})
