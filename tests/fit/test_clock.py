@@ -16,6 +16,7 @@ from sharedctx_server.fit.segment_relevance import (
     OUTSIDE_WINDOW,
     Relevance,
     notable_in_window_first,
+    outside_window,
 )
 from sharedctx_server.segment.clock_marks import MIN_STAMPED, clock_terms
 
@@ -85,9 +86,21 @@ def test_lines_stamped_outside_the_asked_window_count_a_share() -> None:
     table = index.table()
     raw = np.asarray([4.0, 4.0, 2.0, 0.0])
     window = np.asarray([False, False, True, False])
-    stamped = np.asarray([True, False, True, True])
+    outside = np.asarray([True, False, False, False])
     candidates = np.ones(1, dtype=np.bool_)
     args = (table, raw, candidates, index.segments_of, 0.0, 0, 0, None, window)
-    plain, narrowed = Relevance.of(*args), Relevance.of(*args, stamped)
+    plain, narrowed = Relevance.of(*args), Relevance.of(*args, outside)
     assert narrowed.rho[0] == pytest.approx(OUTSIDE_WINDOW * plain.rho[0])
-    assert narrowed.rho[1:].tolist() == plain.rho[1:].tolist()  # not stamped, or in the window
+    assert narrowed.rho[1:].tolist() == plain.rho[1:].tolist()
+
+
+def test_a_time_no_line_of_an_entry_was_written_at_leaves_its_lines_be() -> None:
+    # Two entries of three segments; only the first has a line stamped in the window.
+    bounds = np.asarray([0, 3, 6])
+    window = np.asarray([False, True, False, False, False, False])
+    stamped = np.asarray([True, True, True, True, False, True])
+    asked = outside_window(window, stamped, bounds, every_entry=False)
+    assert asked.tolist() == [True, False, True, False, False, False]
+    # Counted back from the newest log time, the window is before no entry.
+    counted_back = outside_window(window, stamped, bounds, every_entry=True)
+    assert counted_back.tolist() == [True, False, True, True, False, True]

@@ -39,6 +39,7 @@ __all__ = [
     "frequent_shape_first",
     "notable_in_window_first",
     "ordinal_first",
+    "outside_window",
     "segment_relevance",
 ]
 
@@ -109,6 +110,21 @@ NOTABLE_ERROR = 0.5
 OUTSIDE_WINDOW = 0.2
 
 
+def outside_window(
+    window: BoolArray, stamped: BoolArray, bounds: IntArray, every_entry: bool
+) -> BoolArray:
+    """The segments (of entries laid end to end, entry k at `bounds[k]` to `bounds[k + 1]`)
+    that open with a time outside the asked `window`: in every entry, for a window counted
+    back from the newest log time (an entry written before it is outside it), else only in
+    the entries with a line stamped in it: a time no line of an entry was written at may be
+    one its lines say (a boot line's `#1 Tue May 12 12:55:24 2004`)."""
+    outside = stamped & ~window
+    if every_entry or not outside.any():
+        return outside
+    holds = np.logical_or.reduceat(stamped & window, bounds[:-1])
+    return np.asarray(outside & np.repeat(holds, np.diff(bounds)), dtype=np.bool_)
+
+
 def notable_in_window_first(rho: FloatArray, window: BoolArray, errors: FloatArray) -> FloatArray:
     """`rho` with the error lines among the segments of the asked time window (`window`: they
     carry the mark of a minute the query names, fit.clock) lifted to the best's relevance.
@@ -173,15 +189,15 @@ class Relevance:
         ordinal: int = 0,
         times: FloatArray | None = None,
         window: BoolArray | None = None,
-        stamped: BoolArray | None = None,
+        outside: BoolArray | None = None,
     ) -> Relevance:
         """From the segments' BM25 `raw` and `candidates`, a mask over entry rows, what a
         full match would score (`full`; 0: unknown, quality 1), whether the query asks for
         what occurs most (1) or least (-1) often (frequent_shape_first), and whether it asks
         for the last (1) or first (-1) of its matches (`ordinal`, ordinal_first, by each
         segment's entry's time: `times`, needed then), and which segments are in the time
-        window it names (`window`, notable_in_window_first) and which open with a time at all
-        (`stamped`: those outside the window count OUTSIDE_WINDOW of their relevance)."""
+        window it names (`window`, notable_in_window_first) and which are stamped outside it
+        (`outside`, outside_window: they count OUTSIDE_WINDOW of their relevance)."""
         eligible = candidates[table.slot_of] if len(table) else np.zeros(0, dtype=np.bool_)
         raw = np.where(eligible, raw, 0.0)
         top = float(raw.max()) if raw.size else 0.0
@@ -193,8 +209,8 @@ class Relevance:
                 raise ValueError("ordinal needs the segments' entry times")
             rho = ordinal_first(rho, lexical, times, ordinal)
         if window is not None:
-            if stamped is not None:
-                rho = np.where(stamped & ~window, OUTSIDE_WINDOW * rho, rho)
+            if outside is not None:
+                rho = np.where(outside, OUTSIDE_WINDOW * rho, rho)
             rho = notable_in_window_first(rho, window & eligible, table.errors)
         quality = min(1.0, top / (FULL_SHARE * full)) if full > 0 else 1.0
         return cls(table, rho, lexical, candidates, segments_of, quality)

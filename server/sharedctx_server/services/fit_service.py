@@ -36,6 +36,7 @@ from ..fit import (
     widened_excerpt,
 )
 from ..fit.clock import CLOCK_MARK, recent_minutes, window_marks
+from ..fit.segment_relevance import outside_window
 from ..fit.superlatives import frequency_asked, ordinal_asked
 from ..offload import selection_worth_a_thread, to_the_end
 from ..segment import excerpt_lines
@@ -264,8 +265,12 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
     times = state.event_ms[table.slot_of].astype(np.float64) if ordinal else None
     # "What happened at 10:10?": the segments stamped in the minutes it names.
     minutes = [term for term in terms if term.startswith(CLOCK_MARK)]
-    window = index.bm25(minutes) > 0 if minutes else None
-    stamped = state.clocks.stamped(table) if minutes else None
+    window = outside = None
+    if minutes:
+        window = index.bm25(minutes) > 0
+        # "In the last 10 minutes" is before no entry; "at 10:05" may be a time a line says.
+        stamped = state.clocks.stamped(table)
+        outside = outside_window(window, stamped, table.bounds, every_entry=bool(query.recent))
     return Relevance.of(
         table,
         raw,
@@ -276,7 +281,7 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
         ordinal,
         times,
         window,
-        stamped,
+        outside,
     )
 
 
