@@ -530,6 +530,20 @@ def test_in_a_terminal_session_each_command_heads_its_output() -> None:
     assert ("Mem5:  5000  2000  3000", "$ free -m") in heads
 
 
+def test_in_a_terminal_session_each_command_starts_a_segment() -> None:
+    # Read as prose, the notes and the next command were one paragraph (no blank line).
+    notes = "".join(
+        f"The release notes say that step {i} of the rollout went as planned, and more.\n"
+        for i in range(12)
+    )
+    text = f"$ cat notes.md\n{notes}$ uname -a\nLinux box 6.1.0-28-amd64 x86_64 GNU/Linux\n"
+    segments = cut(text, "tool_output")
+    assert segments is not None
+    starts = segments.starts.tolist()
+    assert {0, 13} <= set(starts)
+    assert int(segments.lines[starts.index(13)]) == 2  # the command with its output
+
+
 def test_a_table_row_is_headed_by_the_header_row() -> None:
     text = "USER  PID %MEM COMMAND\n" + "".join(
         f"root  {pid:<3} {pid / 10:.1f}  /usr/bin/worker-{pid}\n" for pid in range(1, 9)

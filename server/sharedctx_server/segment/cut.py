@@ -33,6 +33,7 @@ from ..compress.whitespace import collapse_ws
 from ..fit.error_signal import error_indicators
 from ..fit.segments import Segments, is_long_line, joined_cost, shown_line
 from ..fit.terminal import strip_ansi
+from .commands import session_prompts
 from .config import DEFAULT_SEGMENTS, SegmentConfig
 from .diff_parts import diff_heads, diff_starts, looks_like_diff
 from .groups import at_most, capped, json_items, outlined, paragraphs, short_runs
@@ -83,6 +84,11 @@ def cut_segments(
         starts = records(view)
     else:
         starts = short_runs(outlined(paragraphs(view), view), view, config)
+    # In a terminal session, each command starts a segment: its output is one unit with it,
+    # not the tail of a paragraph of the command before (segment.commands).
+    prompts = session_prompts(view, range(len(view))) if "$ " in read else []
+    if prompts and shape != "json":
+        starts = sorted({*starts, *prompts})
     starts = at_most(capped(starts, lines, config), lines, config)
     names: dict[int, int] = {}
     if items:
