@@ -31,6 +31,7 @@ from sharedctx_server.fit.factors import (
 )
 from sharedctx_server.fit.lexical import lexical_terms
 from sharedctx_server.fit.neighbours import Neighbours, neighbour_gain, thread_neighbours
+from sharedctx_server.fit.query_terms import query_terms
 from sharedctx_server.fit.relevance import (
     RELEVANCE_FLOOR_CURVE,
     RELEVANCE_FLOOR_MAX,
@@ -59,7 +60,6 @@ from sharedctx_server.fit.segments import Segments, marker_tokens, omission_mark
 from sharedctx_server.fit.selection import SelectionOptions, select_entries, smallest_cost
 from sharedctx_server.fit.simhash import simhash_many
 from sharedctx_server.fit.strategies import select_recent, select_relevant
-from sharedctx_server.fit.superlatives import query_terms
 from sharedctx_server.fit.turn_excerpts import TurnExcerpts
 from sharedctx_server.fit.turns import (
     ConversationEntry,

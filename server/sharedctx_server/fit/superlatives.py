@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import re
 
-from .clock import clock_query_terms
-from .definitions import definition_query_terms
-from .lexical import fold_suffix, is_stop_word, lexical_terms
+from .lexical import fold_suffix, is_stop_word
 
 __all__ = [
     "LEAST",
@@ -31,7 +29,6 @@ __all__ = [
     "column_words",
     "frequency_asked",
     "ordinal_asked",
-    "query_terms",
     "superlative_terms",
 ]
 
@@ -147,15 +144,3 @@ def ordinal_asked(query: str) -> int:
         if word in _FIRST_WORDS:
             return -1
     return 0
-
-
-def query_terms(query: str) -> list[str]:
-    """A Fit query's BM25 terms: its words' (lexical_terms), then its superlatives' marks, the
-    minute marks of the times of day it names (fit.clock) and the definition marks of the
-    names of code it asks about (fit.definitions)."""
-    return (
-        lexical_terms(query)
-        + superlative_terms(query)
-        + clock_query_terms(query)
-        + definition_query_terms(query)
-    )
