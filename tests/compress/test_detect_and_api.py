@@ -20,6 +20,7 @@ from sharedctx_server.compress import (
     looks_binary,
 )
 from sharedctx_server.compress.config import DEFAULT_CONFIG, tool_key
+from sharedctx_server.compress.error_lines import warning_flags
 from sharedctx_server.fit import error_indicator
 from sharedctx_server.fit.segments import omission_marker, shown_line
 from sharedctx_server.tokens import TokenCounter
@@ -126,6 +127,25 @@ def test_warning_lines() -> None:
     assert line_has_warning("W: Some index files failed to download")  # apt
     assert not line_has_warning("build finished with 0 warnings")
     assert not line_has_warning("all good")
+
+
+def test_warning_flags_judge_as_each_line_would() -> None:
+    # The whole-text scan finds the same lines as asking each: cues at a line's ends, a cue
+    # split across two lines (none), case, `\r` and a lowercased line of another length.
+    lines = [
+        "WARN",
+        "w",
+        ": disk full",
+        "W: apt label",
+        "x\r",
+        "İİ warning: dotted capitals lowercase longer",
+        "build finished with 0 warnings",
+        "",
+        "module.db must be replaced",
+        "DeprecationWarning: old",
+        "all good",
+    ]
+    assert warning_flags(lines) == [line_has_warning(line) for line in lines]
 
 
 def test_binary_looking_content() -> None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from itertools import accumulate
 
@@ -45,6 +45,7 @@ __all__ = [
     "missing_error_lines",
     "notable",
     "split_units",
+    "warning_flags",
 ]
 
 # Frame locations as they read with whitespace collapsed (Go's tab-indented file lines too):
@@ -152,13 +153,29 @@ def line_has_error(line: str) -> bool:
     return error_indicator(text) > 0.0
 
 
+# Every match of _WARNING contains one of these (lowercased); most lines contain none.
+_WARNING_CUES = ("warn", "deprecated", "w:", "destroyed", "replace")
+
+
 def line_has_warning(line: str) -> bool:
     """Whether one line is a warning (kept with context by the log compressor)."""
     lowered = line.lower()
-    # Every match of _WARNING contains one of these; most lines contain neither.
-    if not any(cue in lowered for cue in ("warn", "deprecated", "w:", "destroyed", "replace")):
+    if not any(cue in lowered for cue in _WARNING_CUES):
         return False
+    return _is_warning(line)
+
+
+def _is_warning(line: str) -> bool:
     return _WARNING.search(line) is not None and _NO_WARNING.search(line) is None
+
+
+def warning_flags(lines: Sequence[str]) -> list[bool]:
+    """`line_has_warning` of every line, the cues sought in one scan of the whole text (a
+    log of many short lines had spent more on asking each line than on compressing it)."""
+    flags = [False] * len(lines)
+    for i in _Scan(lines).units_with(_WARNING_CUES):
+        flags[i] = _is_warning(lines[i])
+    return flags
 
 
 def notable(line: str, is_error_line: bool) -> bool:
@@ -190,24 +207,42 @@ _PHRASES = tuple((literal, re.compile(pattern)) for literal, pattern in _PHRASE_
 
 def _maybe_error(units: Sequence[str]) -> set[int]:
     """Indices of the units that may carry an error: a superset of those that do."""
-    lowered = [u.lower() for u in units]  # lowercasing may change a unit's length
-    starts: list[int] = []
-    at = 1
-    for unit in lowered:
-        starts.append(at)
-        at += len(unit) + 1
-    text = "\n" + "\n".join(lowered)
-    hits: set[int] = set()
-    for needle in _NEEDLES:
-        at = text.find(needle)
-        while at >= 0:
-            hits.add(at)
-            at = text.find(needle, at + 1)
+    scan = _Scan(units)
+    found = scan.units_with(_NEEDLES)
+    text = scan.text
     for shape in _SHAPES:
-        hits.update(m.start() + (text[m.start()] == "\n") for m in shape.finditer(text))
-    # A unit holding a newline of its own (never a line, but a JSON string may) is found by
-    # where its text starts, whatever it holds.
-    return {bisect_right(starts, at) - 1 for at in hits if at >= 1}
+        found |= scan.units_at(m.start() + (text[m.start()] == "\n") for m in shape.finditer(text))
+    return found
+
+
+class _Scan:
+    """Units lowercased and joined, each after a newline: literals are sought in the whole
+    text at C speed, then each hit is mapped back to the unit it falls in."""
+
+    def __init__(self, units: Sequence[str]) -> None:
+        lowered = [u.lower() for u in units]  # lowercasing may change a unit's length
+        self.starts: list[int] = []
+        at = 1
+        for unit in lowered:
+            self.starts.append(at)
+            at += len(unit) + 1
+        self.text = "\n" + "\n".join(lowered)
+
+    def units_with(self, needles: Iterable[str]) -> set[int]:
+        """The units holding one of the (lowercase) `needles`."""
+        hits: set[int] = set()
+        text = self.text
+        for needle in needles:
+            at = text.find(needle)
+            while at >= 0:
+                hits.add(at)
+                at = text.find(needle, at + 1)
+        return self.units_at(hits)
+
+    def units_at(self, offsets: Iterable[int]) -> set[int]:
+        """The units the text's `offsets` fall in. A unit holding a newline of its own (never
+        a line, but a JSON string may) is found by where its text starts, whatever it holds."""
+        return {bisect_right(self.starts, at) - 1 for at in offsets if at >= 1}
 
 
 def error_flags(
@@ -326,6 +361,12 @@ class JudgedLines:
     def flags(self) -> list[bool]:
         """Whether each of `units` carries an error indicator."""
         return self.is_error.flags(self.units)
+
+    @cached_property
+    def notable_flags(self) -> list[bool]:
+        """Whether each of `units` is notable: an error line or a warning (`is_notable`)."""
+        warnings = warning_flags(self.units)
+        return [error or warning for error, warning in zip(self.flags, warnings, strict=True)]
 
     @cached_property
     def error_lines(self) -> list[str]:

@@ -36,7 +36,7 @@ from sharedctx_server.fit import SizerProfile
 
 from .blocks import block_openers
 from .config import CompressConfig
-from .error_lines import line_has_warning
+from .error_lines import warning_flags
 from .frames import Frame
 from .markers import lines_marker, similar_marker
 from .masking import line_keys
@@ -82,13 +82,15 @@ class _Record:
 def _records(pieces: list[Piece], errors: list[bool]) -> list[_Record]:
     records: list[_Record] = []
     pos = 0
-    for piece in pieces:
+    warnings = warning_flags([piece.lines[0] for piece in pieces])
+    for piece, warned in zip(pieces, warnings, strict=True):
         single = piece.span == 1
         # A multi-line span is a frames marker: the frames it stands for carried no error.
         error = single and errors[pos]
         line = piece.lines[0]
-        warning = single and not error and line_has_warning(line)
-        exchange = single and _EXCHANGE.match(line) is not None
+        warning = single and not error and warned
+        # Only `<` and `>` start an exchange: most lines are told by their first character.
+        exchange = single and line[:1] in "<>" and _EXCHANGE.match(line) is not None
         records.append(
             _Record(line, piece.span, error, piece.frame, not single, warning, pos, exchange)
         )
@@ -161,13 +163,14 @@ def _run_end(
     if first.frame or first.marker or first.exchange:
         return i + 1, templates
     j = i + 1
-    while j < len(records):
+    n = len(records)
+    distance = config.similar_distance
+    while j < n:
         rec = records[j]
         if rec.frame or rec.marker or rec.exchange:
             break
-        near = [
-            t for t in templates if (prints[t] ^ prints[j]).bit_count() <= config.similar_distance
-        ]
+        print_j = prints[j]
+        near = [t for t in templates if (prints[t] ^ print_j).bit_count() <= distance]
         if not near:
             if j - i >= config.run_period:
                 break

@@ -61,6 +61,8 @@ def elide_frames(
                 indent = indentation(head)
                 elided[block[k].start] = (block[run_end - 1].end, run_end - k, indent)
             k = run_end
+    if not elided:  # most outputs: one piece per line
+        return [Piece((line,), 1, frame=f) for line, f in zip(lines, in_frame, strict=True)]
     pieces: list[Piece] = []
     i = 0
     while i < len(lines):

@@ -54,7 +54,9 @@ def _show(table: Table, source: Source, end: int) -> _Shown:
     """`table` (its lines end before line `end`) with its notable rows, the others marked."""
     raw = source.raw_lines
     config = source.config
-    notable = (r for r, i in enumerate(table.rows) if source.judged.is_notable(raw[i]))
+    # raw_lines are the judged units (a `\r` aside, which judging ignores): judged at once.
+    flags = source.judged.notable_flags
+    notable = (r for r, i in enumerate(table.rows) if flags[i])
     pick = choose_rows(
         table.columns,
         table.values,

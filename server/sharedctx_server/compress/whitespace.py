@@ -38,6 +38,9 @@ def normalise_lines(lines: list[str]) -> list[str]:
             previous_blank = True
             continue
         previous_blank = False
+        if "  " not in line and "\t" not in line:
+            out.append(line)  # no run to collapse (most lines): the regexes below are costly
+            continue
         indent = _LEADING.match(line)
         cut = indent.end() if indent else 0
         out.append(line[:cut] + _INNER_RUN.sub(" ", line[cut:]))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sharedctx_server.fit.terminal import strip_ansi
 
@@ -34,6 +34,12 @@ class _Signal:
     cap: int
     lowercase: bool = True  # run on the lowercased text (the pattern is written in lowercase)
     negatable: bool = False  # a hit can be negated by its context ("no errors", "errors: 0")
+    # Whether any of `needs` is in a text, in one call: several times faster than asking for
+    # each (a table of 20,000 rows reading `fail` had spent half its compression here).
+    cue: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cue", re.compile("|".join(map(re.escape, self.needs))))
 
 
 # Before a hit: "no ", "0 ", "zero ", "without ", "never ", "none of the tests ".
@@ -208,7 +214,7 @@ def _negated(text: str, start: int, end: int) -> bool:
 
 
 def _hits(signal: _Signal, text: str) -> int:
-    if not any(needle in text for needle in signal.needs):
+    if signal.cue.search(text) is None:
         return 0
     hits = 0
     for match in signal.pattern.finditer(text):
