@@ -231,6 +231,26 @@ def test_braces_inside_a_comment_open_no_block(token_counter: TokenCounter) -> N
     assert "    x = x + 3;" not in out
 
 
+def test_braces_inside_a_comment_in_a_hidden_body_open_no_block(
+    token_counter: TokenCounter,
+) -> None:
+    lines = []
+    for m in range(6):
+        lines += [
+            f"static int step{m}(int x) {{",
+            "    /* a body reads:",
+            "       if (x) {",
+            "    */",
+        ]
+        lines += [f"    x = x * {k} + {m};" for k in range(12)]
+        lines += ["    return x;", "}", ""]
+    text = "\n".join(lines)
+    out = compress(text, count_tokens=token_counter.count, kind="document").text.split("\n")
+    # Counted, the comment's `{` left every later function inside the first one's body.
+    assert "static int step5(int x) {" in out
+    assert "    x = x * 3 + 5;" not in out
+
+
 def test_json_documents_one_after_another_are_not_outlined_as_code(
     token_counter: TokenCounter,
 ) -> None:

@@ -227,6 +227,37 @@ def _code_braces(line: str) -> str:
     return "".join(c for c in code if c in "{}")
 
 
+# What a line of C-family source is to _Comments.read.
+_CODE, _OPENS, _CLOSES, _INSIDE = "code", "opens", "closes", "inside"
+
+
+class _Comments:
+    """C-family comments, read one line after another: a `/* ... */` that opens a line (on
+    that line or later ones), or a run of `//` lines."""
+
+    def __init__(self) -> None:
+        self.kind = ""  # "block", "line" or "" outside a comment
+
+    def read(self, line: str) -> str:
+        """What `line` is: _CODE, a comment's first line (_OPENS), a block's closing line
+        (_CLOSES) or another line of a comment (_INSIDE)."""
+        stripped = line.strip()
+        if self.kind == "line" and not stripped.startswith("//"):
+            self.kind = ""
+        if not self.kind:
+            if stripped.startswith("/*"):
+                self.kind = "" if "*/" in stripped[2:] else "block"
+                return _OPENS
+            if stripped.startswith("//"):
+                self.kind = "line"
+                return _OPENS
+            return _CODE
+        if self.kind == "block" and "*/" in stripped:
+            self.kind = ""
+            return _CLOSES
+        return _INSIDE
+
+
 class _Braces:
     def __init__(self, lines: list[str], errors: list[bool]) -> None:
         self.lines, self.errors = lines, errors
@@ -235,35 +266,23 @@ class _Braces:
         self.bodies = 0
         self.run: list[int] = []
         self.run_indent = ""
-        # The comment being read at a shown depth: "block" (`/* ... */`), "line" (a run of
-        # `//` lines) or "" outside one; its lines shown so far, and whether its first
-        # paragraph is still going.
-        self.comment = ""
+        # Of the comment being read, its lines shown so far, and whether its first paragraph
+        # is still going.
         self.comment_lines = 0
         self.first_paragraph = False
 
-    def _comment_shown(self, line: str) -> bool | None:
-        """For a line at a shown depth: None when it is code, else whether it is shown as a
-        comment line. Of each comment, the first paragraph (at most _MAX_DOC_LINES lines)
-        and a block's closing line are shown, as a Python docstring's first paragraph is: a
-        header documents its API in comments several times longer than its declarations
-        (zlib.h, 23,322 tokens, had saved 2% kept whole)."""
-        stripped = line.strip()
-        if self.comment == "line" and not stripped.startswith("//"):
-            self.comment = ""
-        if not self.comment:
-            if stripped.startswith("/*") and "*/" not in stripped[2:]:
-                self.comment = "block"
-            elif stripped.startswith("//"):
-                self.comment = "line"
-            else:
-                return None
+    def _comment_shown(self, what: str, line: str) -> bool:
+        """Whether a comment line (`what` _Comments.read of it) at a shown depth is shown. Of
+        each comment, the first paragraph (at most _MAX_DOC_LINES lines) and a block's
+        closing line are shown, as a Python docstring's first paragraph is: a header
+        documents its API in comments several times longer than its declarations (zlib.h,
+        23,322 tokens, had saved 2% kept whole)."""
+        if what == _OPENS:
             self.comment_lines, self.first_paragraph = 1, True
             return True
-        if self.comment == "block" and "*/" in stripped:
-            self.comment = ""
+        if what == _CLOSES:
             return True
-        text = stripped.lstrip("/*!").strip()
+        text = line.strip().lstrip("/*!").strip()
         self.first_paragraph = (
             self.first_paragraph and bool(text) and self.comment_lines < _MAX_DOC_LINES
         )
@@ -281,17 +300,19 @@ class _Braces:
     def outline(self) -> None:
         """Walk the lines once, tracking which open blocks show their lines."""
         stack: list[bool] = []  # per open block: whether its lines are shown
+        comments = _Comments()
         for k, line in enumerate(self.lines):
             visible = all(stack)
-            comment = self._comment_shown(line) if visible else None
-            if (visible and comment is not False) or self.errors[k]:
+            what = comments.read(line)  # hidden lines too: a `{` in a comment opens nothing
+            show = visible and (what == _CODE or self._comment_shown(what, line))
+            if show or self.errors[k]:
                 self._flush()
                 self.out.append(k)
             elif line.strip():
                 if not self.run:
                     self.run_indent = line[: indentation(line)]
                 self.run.append(k)
-            if comment is not None:
+            if what != _CODE:
                 continue  # a comment's braces open and close nothing
             for brace in _code_braces(line):
                 if brace == "{":
@@ -335,16 +356,9 @@ def _language(text: str) -> str:
 
 
 def _comment_lines(lines: list[str]) -> list[bool]:
-    """Which lines are comments: inside a `/* ... */` that opens a line, or `//` lines."""
-    out: list[bool] = []
-    block = False
-    for line in lines:
-        stripped = line.strip()
-        opens = not block and stripped.startswith("/*")
-        out.append(block or opens or stripped.startswith("//"))
-        if opens or block:
-            block = "*/" not in (stripped[2:] if opens else stripped)
-    return out
+    """Which lines are comments (_Comments)."""
+    comments = _Comments()
+    return [comments.read(line) != _CODE for line in lines]
 
 
 def _render(source: Source, language: str, numbered: list[str] | None) -> Attempt:
