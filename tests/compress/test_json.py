@@ -186,6 +186,21 @@ def test_scanner_spans_match_the_source() -> None:
     assert [text[v.start : v.end] for v in array.values] == ["1", '"x,]}"', '{"b": [true]}']
 
 
+def test_scanner_tells_keys_by_the_colon_after_them() -> None:
+    # Keys before spaced and bare colons; strings holding colons, quotes and brackets; an
+    # array of strings in an object (values, never keys) and an empty key.
+    text = '{"a" :\t"b:", "c":["d", "e\\":"], "" : {"f" : "[:]"}, "g":{}}'
+    scan = scan_json(text, max_depth=2, long_chars=1000)
+    root = scan.root
+    assert [text[s:e] for s, e in root.keys] == ['"a"', '"c"', '""', '"g"']
+    assert [text[v.start : v.end] for v in root.values[:2]] == ['"b:"', '["d", "e\\":"]']
+    assert [text[v.start : v.end] for v in root.values[1].values] == ['"d"', '"e\\":"']
+    inner = root.values[2]
+    assert [text[s:e] for s, e in inner.keys] == ['"f"']
+    assert [text[v.start : v.end] for v in inner.values] == ['"[:]"']
+    assert text[root.values[3].start : root.values[3].end] == "{}"
+
+
 def test_json_detection() -> None:
     assert looks_like_json("  [1, 2]\n")
     assert looks_like_json('{"tab\there": 1}')  # raw control characters, as some tools print

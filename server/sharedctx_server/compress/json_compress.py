@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
+from collections.abc import Callable
 
 from sharedctx_server.fit import SizerProfile
 
@@ -109,16 +110,24 @@ class _Renderer:
             return self.slice(node.start, node.end)
         is_object = node.kind == "object"
         starts = [k[0] for k in node.keys] if is_object else [v.start for v in node.values]
-        items = [
-            self.text[s : v.start] + self.render(v) if is_object else self.render(v)
-            for s, v in zip(starts, node.values, strict=True)
-        ]
-        kept = self.choose(node, starts, items)
-        out = [self.text[node.start : starts[0]], items[0]]
+        rendered: dict[int, str] = {}
+
+        def item(i: int) -> str:
+            """The i-th item as shown, rendered when first asked for: of an array of 14,500
+            records a few dozen are shown, and rendering the others had cost a third of
+            compressing it."""
+            if i not in rendered:
+                value = node.values[i]
+                inner = self.render(value)
+                rendered[i] = self.text[starts[i] : value.start] + inner if is_object else inner
+            return rendered[i]
+
+        kept = self.choose(node, starts, item)
+        out = [self.text[node.start : starts[0]], item(0)]
         marked = False
-        for i in range(1, len(items)):
+        for i in range(1, len(node.values)):
             if i in kept:
-                out += [self.text[node.values[i - 1].end : starts[i]], items[i]]
+                out += [self.text[node.values[i - 1].end : starts[i]], item(i)]
             elif i - 1 in kept and not (is_object and marked):
                 out += [self.text[node.values[i - 1].end : starts[i]], self.marker(node, i, kept)]
                 marked = True
@@ -142,9 +151,9 @@ class _Renderer:
             detail = f"{field}: " + ", ".join(names[first:run])
         return json.dumps(json_items_marker(run - first, total, detail), ensure_ascii=False)
 
-    def choose(self, node: Node, starts: list[int], items: list[str]) -> set[int]:
+    def choose(self, node: Node, starts: list[int], item: Callable[[int], str]) -> set[int]:
         """Indices of the items to keep (all of them when sizing would not drop any)."""
-        n = len(items)
+        n = len(node.values)
         everything = set(range(n))
         is_object = node.kind == "object"
         if n < (self.config.json_min_members if is_object else self.config.json_min_items):
@@ -158,7 +167,8 @@ class _Renderer:
                 return everything
         records = self.records(node)
         if records is not None:
-            return self.choose_records(node, starts, items, *records)
+            return self.choose_records(node, starts, item, *records)
+        items = [item(i) for i in range(n)]
         # Judged like log lines: records that differ only in ids, numbers and times are alike.
         # A large item is judged by its start: hashing all of a 1 MiB document's items would
         # cost most of a Put, and how items differ shows in their first fields.
@@ -173,17 +183,22 @@ class _Renderer:
             for i, (s, v) in enumerate(zip(starts, node.values, strict=True))
             if self.judged.carries_error(s, v.end)
         )
-        return self.worth_markers(node, items, set(pick_distinct(prints, k, required)))
+        return self.worth_markers(node, item, set(pick_distinct(prints, k, required)))
 
-    def worth_markers(self, node: Node, items: list[str], kept: set[int]) -> set[int]:
+    def worth_markers(self, node: Node, item: Callable[[int], str], kept: set[int]) -> set[int]:
         """`kept`, or every item when the left-out ones cost no more than their markers
         (tiny items: a list of short names)."""
-        n = len(items)
-        dropped = sum(len(items[i]) for i in range(n) if i not in kept)
+        n = len(node.values)
         markers = sum(
             len(self.marker(node, i, kept)) for i in range(1, n) if i not in kept and i - 1 in kept
         )
-        return set(range(n)) if dropped <= markers else kept
+        dropped = 0
+        for i in range(n):
+            if i not in kept:
+                dropped += len(item(i))
+                if dropped > markers:  # known without rendering the rest
+                    return kept
+        return set(range(n))
 
     def records(self, node: Node) -> tuple[list[str], list[list[str]]] | None:
         """An array of flat records as a table: field names and each record's cells; None
@@ -218,7 +233,7 @@ class _Renderer:
         self,
         node: Node,
         starts: list[int],
-        items: list[str],
+        item: Callable[[int], str],
         fields: list[str],
         rows: list[list[str]],
     ) -> set[int]:
@@ -237,12 +252,14 @@ class _Renderer:
         )
         if choice.key is not None:
             self.record_names[node.start] = (fields[choice.key], [r[choice.key] for r in rows])
-        return self.worth_markers(node, items, choice.keep | {0, len(items) - 1})
+        return self.worth_markers(node, item, choice.keep | {0, len(rows) - 1})
 
 
 def _cell(token: str) -> str:
     """A scalar's value as a table cell: a string's text, a number as written, null empty."""
     if token.startswith('"'):
+        if "\\" not in token:
+            return token[1:-1]  # nothing escaped: the text between the quotes, without a parse
         value = json.loads(token, strict=False)
         return value if isinstance(value, str) else token
     return "" if token == "null" else token

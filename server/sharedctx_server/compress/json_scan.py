@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 
 __all__ = ["Node", "Scan", "scan_json"]
 
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}:,]|[^\s\[\]{}:,"]+', re.DOTALL)
+# A string (a key when a colon follows it: in valid JSON only keys are followed by one), an
+# opening or closing bracket, or a bare value (number, true, false, null). Commas and colons
+# carry nothing a valid document's structure needs and are not matched: a record of four
+# fields costs 10 turns of the loop rather than 17.
+_TOKEN = re.compile(
+    r'("[^"\\]*(?:\\.[^"\\]*)*")([ \t\r\n]*:)?|([\[{])|([\]}])|[^\s\[\]{}:,"]+', re.DOTALL
+)
+_STRING, _KEY, _OPEN, _CLOSE = 1, 2, 3, 4
 
 
 @dataclass
@@ -38,50 +45,36 @@ class Scan:
     long_strings: list[tuple[int, int]]
 
 
-@dataclass
-class _Open:
-    kind: str
-    node: Node | None  # None below the tracked depth
-    want_key: bool
-
-
 def scan_json(text: str, max_depth: int, long_chars: int) -> Scan:
     """Spans of a valid JSON document whose top-level value is an array or an object."""
-    stack: list[_Open] = []
+    stack: list[Node | None] = []  # the open containers (None below the tracked depth)
     long_strings: list[tuple[int, int]] = []
     root: Node | None = None
     for match in _TOKEN.finditer(text):
-        token = match.group()
-        start, end = match.span()
-        top = stack[-1] if stack else None
-        if token in "[{":
+        which = match.lastindex
+        if which == _OPEN:
             depth = len(stack)
-            kind = "array" if token == "[" else "object"
-            node = Node(start, -1, kind, depth) if depth <= max_depth + 1 else None
-            if top is None:
+            kind = "array" if match.group(_OPEN) == "[" else "object"
+            node = Node(match.start(), -1, kind, depth) if depth <= max_depth + 1 else None
+            if not stack:
                 root = node
-            elif top.node is not None and node is not None:
-                top.node.values.append(node)
-            stack.append(_Open(kind, node, want_key=kind == "object"))
-        elif token in "]}":
+            elif (top := stack[-1]) is not None and node is not None:
+                top.values.append(node)
+            stack.append(node)
+        elif which == _CLOSE:
             closed = stack.pop()
-            if closed.node is not None:
-                closed.node.end = end
-        elif token == ":":
-            if top is not None:
-                top.want_key = False
-        elif token == ",":
-            if top is not None and top.kind == "object":
-                top.want_key = True
-        elif top is not None:
-            if top.kind == "object" and top.want_key:
-                if top.node is not None:
-                    top.node.keys.append((start, end))
-                continue
-            if token[0] == '"' and end - start > long_chars:
+            if closed is not None:
+                closed.end = match.end()
+        elif which == _KEY:
+            if stack and (top := stack[-1]) is not None:
+                top.keys.append(match.span(_STRING))
+        elif stack:
+            start, end = match.span(_STRING) if which == _STRING else match.span()
+            if which == _STRING and end - start > long_chars:
                 long_strings.append((start, end))
-            if top.node is not None and top.node.depth <= max_depth:
-                top.node.values.append(Node(start, end, "value", top.node.depth + 1))
+            top = stack[-1]
+            if top is not None and top.depth <= max_depth:
+                top.values.append(Node(start, end, "value", top.depth + 1))
     if root is None:
         raise ValueError("not a JSON array or object")
     return Scan(root, long_strings)
