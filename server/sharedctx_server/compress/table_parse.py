@@ -87,7 +87,14 @@ def _uniform(cells: list[tuple[str, ...]]) -> bool:
     return filled.most_common(1)[0][1] >= _MIN_FIT * len(cells) if cells else False
 
 
+# Characters the csv module reads as more than text: quotes, line ends and NUL.
+_CSV_SPECIAL = re.compile(r'["\r\n\x00]')
+
+
 def _split_delimited(line: str, delimiter: str) -> list[str]:
+    """The fields of one line (blanks around them are the caller's to strip)."""
+    if line and _CSV_SPECIAL.search(line) is None:
+        return line.split(delimiter)  # what csv reads from a line it has nothing to unquote in
     return next(csv.reader([line], delimiter=delimiter, skipinitialspace=delimiter != "\t"))
 
 

@@ -51,6 +51,8 @@ _KEY_COLUMNS = 3
 
 
 def _number(value: str) -> float | None:
+    if value.isascii() and value.isdigit():
+        return float(value)  # most cells of a numeric column: what the pattern would read
     m = _NUMBER.match(value.replace(" ", ""))
     if m is None:
         return None
