@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sharedctx_server.fit import error_indicator, forward_references, token_density_scores
-from sharedctx_server.fit.error_signal import error_indicators
+from sharedctx_server.fit.error_signal import error_indicators, has_error_evidence
 from sharedctx_server.fit.factors import forward_reference_score, token_density_score
 
 NEGATIONS = [
@@ -173,3 +173,28 @@ def test_token_density_maps_the_ratio_to_unit_range(
 )
 def test_error_indicators_of_many_texts_equal_one_by_one(texts: list[str]) -> None:
     assert error_indicators(texts) == [error_indicator(t) for t in texts]
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(
+        st.text(max_size=40)
+        | st.sampled_from(
+            [
+                "ValueError: x",
+                "no errors found",
+                "errors: 0",
+                "exit code 2",
+                "HTTP/1.1 503",
+                "0 failed, 1 failed",
+                "ORD-1,fail,807",
+                '  File "a.py", line 3',
+                "Segmentation fault (core dumped)",
+            ]
+        ),
+        min_size=1,
+        max_size=4,
+    ).map(" ".join)
+)
+def test_error_evidence_is_a_positive_indicator(text: str) -> None:
+    assert has_error_evidence(text) == (error_indicator(text) > 0.0)

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from itertools import accumulate
 
-from sharedctx_server.fit import error_indicator
+from sharedctx_server.fit import has_error_evidence
 
 from .whitespace import collapse_ws
 
@@ -150,7 +150,7 @@ def line_has_error(line: str) -> bool:
         return False
     if _FAILED_ASSERTION.search(text):
         return True
-    return error_indicator(text) > 0.0
+    return has_error_evidence(text)  # error_indicator(text) > 0, without its grade
 
 
 # Every match of _WARNING contains one of these (lowercased); most lines contain none.

@@ -22,6 +22,7 @@ from sharedctx_server.fit.adaptive_sizer import (
     sizer_profile,
 )
 from sharedctx_server.fit.bm25 import TermStats
+from sharedctx_server.fit.error_signal import has_error_evidence
 from sharedctx_server.fit.excerpt_items import Series
 from sharedctx_server.fit.excerpts import excerpt_offer, render_excerpt, widened_excerpt
 from sharedctx_server.fit.factors import (
@@ -102,6 +103,7 @@ __all__ = [
     "select_relevant_turns",
     # factors computed at put time
     "error_indicator",
+    "has_error_evidence",
     "forward_references",
     "token_density_scores",
     # scoring (docs/fit.md)

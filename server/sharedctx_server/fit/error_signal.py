@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from sharedctx_server.fit.terminal import strip_ansi
 
-__all__ = ["error_indicator", "error_indicators"]
+__all__ = ["error_indicator", "error_indicators", "has_error_evidence"]
 
 _WINDOW = 32_768
 
@@ -213,15 +213,18 @@ def _negated(text: str, start: int, end: int) -> bool:
     return bool(_NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(text, end))
 
 
-def _hits(signal: _Signal, text: str) -> int:
+def _hits(signal: _Signal, text: str, cap: int | None = None) -> int:
+    """The signal's hits in `text` that nothing negates, counted up to `cap` (its own cap
+    when None)."""
     if signal.cue.search(text) is None:
         return 0
+    cap = signal.cap if cap is None else cap
     hits = 0
     for match in signal.pattern.finditer(text):
         if signal.negatable and _negated(text, match.start(), match.end()):
             continue
         hits += 1
-        if hits == signal.cap:
+        if hits == cap:
             break
     return hits
 
@@ -233,6 +236,14 @@ def error_indicator(text: str) -> float:
     evidence = sum(s.weight * _hits(s, lowered if s.lowercase else sample) for s in _SIGNALS)
     # Saturating: one error word ~0.30, an exception line ~0.6, a traceback with frames ~0.95.
     return 1.0 - math.exp(-evidence)
+
+
+def has_error_evidence(text: str) -> bool:
+    """Whether `error_indicator(text)` is above 0: the first evidence decides (the
+    compressor asks this of every line that holds a cue word, and needs no grade)."""
+    sample = _sample(strip_ansi(text))
+    lowered = sample.lower()
+    return any(_hits(s, lowered if s.lowercase else sample, cap=1) for s in _SIGNALS)
 
 
 # Every signal's cue words, lowercased: a text holding none of them has no error evidence.
