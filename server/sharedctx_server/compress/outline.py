@@ -365,7 +365,7 @@ def _render(source: Source, language: str, numbered: list[str] | None) -> Attemp
     shown = [line.rstrip() for line in source.raw_lines]
     # Numbered lines are read without their numbers and kept with them.
     lines = shown if numbered is None else [line.rstrip() for line in numbered]
-    flags = [source.judged.is_error_line(line) for line in shown]
+    flags = source.judged.flags  # `shown` are its units, right-stripped: judged the same
     if language == "python":
         reader = _Python(lines, flags)
         reader.block(0, len(lines))
@@ -405,9 +405,9 @@ def plan_source(source: Source) -> Plan | None:
     links = len(_MD_LINK.findall(text))
     if fences >= 2 or links >= 0.05 * len(nonblank):
         return None
-    declarations = sum(1 for line in nonblank if _BRACE_DECL.search(line) or _PY_DEF.match(line))
-    if declarations < 2:
-        return None
+    declared = (line for line in nonblank if _BRACE_DECL.search(line) or _PY_DEF.match(line))
+    if next(declared, None) is None or next(declared, None) is None:
+        return None  # fewer than two declarations (sought no further than the second)
     # Pretty-printed JSON documents one after another (`yq .` of a multi-document YAML, `jq`
     # over several inputs) are data, not code: outlined, nine manifests kept only their braces.
     sample = nonblank[:: max(1, len(nonblank) // _SAMPLE_LINES)]
