@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from sharedctx_server.compress import compress, missing_error_lines
 from sharedctx_server.tokens import TokenCounter
 
@@ -217,23 +218,18 @@ def test_a_header_without_braces_reads_as_source(token_counter: TokenCounter) ->
     assert "   Items are written whole or not at all. */" in out
 
 
-def test_braces_inside_a_comment_open_no_block(token_counter: TokenCounter) -> None:
+def _declarations_after_a_comment() -> list[str]:
+    # The comment's `{` never closes: read as a block, it had hidden every declaration.
     lines = ['extern "C" {', "/* Use it like this:", "     while (more) {", "*/"]
     for m in range(12):
         lines += [f"int table_get{m}(struct table *t, const char *key, size_t len);"]
     lines += ["static inline int table_twice(int x) {"]
     lines += [f"    x = x + {k};" for k in range(60)]
-    lines += ["    return x;", "}", "}"]
-    text = "\n".join(lines)
-    out = compress(text, count_tokens=token_counter.count, kind="document").text.split("\n")
-    # The comment's `{` never closes: read as a block, it had hidden every declaration.
-    assert "int table_get9(struct table *t, const char *key, size_t len);" in out
-    assert "    x = x + 3;" not in out
+    return [*lines, "    return x;", "}", "}"]
 
 
-def test_braces_inside_a_comment_in_a_hidden_body_open_no_block(
-    token_counter: TokenCounter,
-) -> None:
+def _bodies_holding_a_comment() -> list[str]:
+    # Counted in a hidden body, the comment's `{` left every later function inside the first.
     lines = []
     for m in range(6):
         lines += [
@@ -244,11 +240,27 @@ def test_braces_inside_a_comment_in_a_hidden_body_open_no_block(
         ]
         lines += [f"    x = x * {k} + {m};" for k in range(12)]
         lines += ["    return x;", "}", ""]
+    return lines
+
+
+@pytest.mark.parametrize(
+    ("lines", "shown", "hidden"),
+    [
+        (
+            _declarations_after_a_comment(),
+            "int table_get9(struct table *t, const char *key, size_t len);",
+            "    x = x + 3;",
+        ),
+        (_bodies_holding_a_comment(), "static int step5(int x) {", "    x = x * 3 + 5;"),
+    ],
+)
+def test_braces_inside_a_comment_open_no_block(
+    lines: list[str], shown: str, hidden: str, token_counter: TokenCounter
+) -> None:
     text = "\n".join(lines)
     out = compress(text, count_tokens=token_counter.count, kind="document").text.split("\n")
-    # Counted, the comment's `{` left every later function inside the first one's body.
-    assert "static int step5(int x) {" in out
-    assert "    x = x * 3 + 5;" not in out
+    assert shown in out
+    assert hidden not in out
 
 
 def test_json_documents_one_after_another_are_not_outlined_as_code(
