@@ -51,7 +51,9 @@ def shell_commands(lines: Sequence[str], starts: Sequence[int]) -> ShellCommands
     prompts = session_prompts(lines, starts)
     if prompts:
         # A session: each command heads its output (segment.heads), and says what it reports.
-        found = {k: lexical_terms(command_words(_command(lines[starts[k]]))) for k in prompts}
+        found = {
+            k: lexical_terms(command_words(echoed_command(lines[starts[k]]) or "")) for k in prompts
+        }
         return ShellCommands(per_segment={k: terms for k, terms in found.items() if terms})
     command = echoed_command(lines[0]) if lines else None
     if command is None:
@@ -60,10 +62,6 @@ def shell_commands(lines: Sequence[str], starts: Sequence[int]) -> ShellCommands
     # tool's name does: a line of its own, it matched every question naming the program, in
     # each run of it, and took the place of the lines that answer.
     return ShellCommands(names=lexical_terms(f"{lines[0]} {command_words(command)}"))
-
-
-def _command(line: str) -> str:
-    return line.split("$", 1)[1]
 
 
 def turn_role(kind: Kind, role: str, tool_name: str) -> str:
