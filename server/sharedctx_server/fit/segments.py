@@ -25,6 +25,7 @@ import numpy.typing as npt
 __all__ = [
     "LONG_LINE_CHARS",
     "Segments",
+    "has_long_line",
     "is_long_line",
     "joined_cost",
     "line_head",
@@ -70,6 +71,11 @@ def is_long_line(line: str) -> bool:
     """Whether an excerpt shows `line` by its head: it is longer than LONG_LINE_CHARS by
     more than a little."""
     return len(line) > LONG_LINE_CHARS + _MIN_OMITTED
+
+
+def has_long_line(lines: list[str]) -> bool:
+    """Whether any of `lines` is_long_line (asked of every line of a text as one pass)."""
+    return max(map(len, lines), default=0) > LONG_LINE_CHARS + _MIN_OMITTED
 
 
 def line_head(line: str) -> str:

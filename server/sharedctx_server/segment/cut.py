@@ -31,7 +31,7 @@ from ..compress import detect
 from ..compress.numbered import without_numbers
 from ..compress.whitespace import collapse_ws
 from ..fit.error_signal import error_indicators
-from ..fit.segments import Segments, is_long_line, joined_cost, shown_line
+from ..fit.segments import Segments, has_long_line, is_long_line, joined_cost, shown_line
 from ..fit.terminal import strip_ansi
 from .commands import session_prompts
 from .config import DEFAULT_SEGMENTS, SegmentConfig
@@ -138,8 +138,11 @@ def _counted(
     bounds = [*starts, len(lines)]
     texts: list[str] = []
     counts: list[int] = []
+    # (Most texts have no line long enough to be shown by its head: their lines are shown as
+    # they are, without asking each of them.)
+    show = shown_line if has_long_line(lines) else None
     for a, b in zip(bounds, bounds[1:], strict=False):
-        text = "\n".join(map(shown_line, lines[a:b])) + "\n"
+        text = "\n".join(lines[a:b] if show is None else map(show, lines[a:b])) + "\n"
         seen = (known or {}).get(a)
         texts.append(text)
         counts.append(seen[1] if seen is not None and seen[0] == text else count_tokens(text))

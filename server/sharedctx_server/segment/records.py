@@ -81,6 +81,19 @@ _GO_SIGNAL = re.compile(r"^\[signal [A-Z]+")
 _GOROUTINE = re.compile(r"^goroutine \d+ \[[^\]\n]*\]:$")
 
 
+# A line none of the rules above can apply to, read outside any block: it starts a record.
+# Most lines of a log are such lines; one match of all the rules at once tells them apart.
+def _any_of(*patterns: re.Pattern[str]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p.pattern})" for p in patterns))
+
+
+_RULES = (_GOROUTINE, _PYTEST_SECTION, _RULE, _DIAGNOSTIC, _GO_CRASH)
+_SPECIAL = {
+    _CONTINUATION: _any_of(_CONTINUATION, *_RULES),
+    _TRACE_CONTINUATION: _any_of(_TRACE_CONTINUATION, *_RULES),
+}
+
+
 def records(lines: list[str]) -> list[int]:
     """First line of each record: a line starts one unless it continues the one before (read
     after the time a runner stamps it with, _LINE_STAMP)."""
@@ -92,6 +105,7 @@ def records(lines: list[str]) -> list[int]:
     indented = sum(1 for line in nonblank if line[:1] in (" ", "\t"))
     by_indent = valgrind or 2 * indented <= len(nonblank)
     continuation = _CONTINUATION if by_indent else _TRACE_CONTINUATION
+    special = _SPECIAL[continuation]
     starts = [0]
     in_trace = False
     explained = False  # the last non-blank line was a pytest `E` line
@@ -102,6 +116,10 @@ def records(lines: list[str]) -> list[int]:
     goroutine = False  # in a goroutine of a Go crash (up to its blank line)
     for i in range(1, len(lines)):
         line = lines[i]
+        quiet = not (diagnostic or goroutine or crash or failures or in_trace or explained)
+        if quiet and header < 0 and line.strip() and not special.match(line):
+            starts.append(i)
+            continue
         if diagnostic and (not line.strip() or _QUOTED_SOURCE.match(line)):
             continue
         if goroutine and line.strip():

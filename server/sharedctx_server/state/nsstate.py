@@ -21,7 +21,7 @@ from ..fit.lexical import lexical_terms, lexical_terms_each
 from ..fit.neighbours import Neighbours, thread_neighbours
 from ..fit.scoring import Candidates
 from ..fit.segment_index import SegmentIndex
-from ..fit.segments import Segments, is_long_line, line_head
+from ..fit.segments import Segments, has_long_line, line_head
 from ..model import Kind, StoredEntry
 from ..segment import excerpt_lines
 from ..segment.clock_marks import clock_terms
@@ -248,7 +248,7 @@ class NamespaceState:
         # of 20,000 characters holds some word of almost any query, and showing its head
         # would not show that word). The entry matches by all of its text.
         tails: list[str] = []
-        if any(map(is_long_line, lines)):
+        if has_long_line(lines):
             heads = [line_head(line) for line in lines]
             tails = [line[len(head) :] for line, head in zip(lines, heads, strict=True)]
             lines = heads
