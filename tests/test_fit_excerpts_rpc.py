@@ -920,3 +920,36 @@ async def test_the_last_error_is_the_one_written_last(client: AsyncClient) -> No
         result = await client.fit(NS, question, 300, include_content=True)
         (entry,) = [e for e in result.entries if e.key == "logs/checkout"]
         assert any(a <= wanted <= b for a, b in entry.line_ranges), question
+
+
+def package_table() -> str:
+    """`dpkg -l` of 240 packages, among which several name or describe OpenSSL."""
+    row = "{:<3} {:<30} {:<16} {:<12} {}"
+    rows = [row.format("||/", "Name", "Version", "Architecture", "Description")]
+    rows.append(row.format("+++", "=" * 30, "=" * 16, "=" * 12, "=" * 40))
+    named = {
+        60: ("libcurl4:amd64", "7.88.1-10", "client-side URL transfer library (OpenSSL flavour)"),
+        90: ("libgnutls-openssl27:amd64", "3.7.9-2", "GNU TLS library - OpenSSL wrapper"),
+        150: ("openssl", "3.0.19-1", "Secure Sockets Layer toolkit - cryptographic utility"),
+        160: ("perl-openssl-defaults:amd64", "7+b1", "version baseline for OpenSSL packages"),
+        190: ("python3-openssl", "23.0.0-1", "Python 3 wrapper around the OpenSSL library"),
+        220: ("ssl-cert", "1.1.2", "simple debconf wrapper for OpenSSL package versions"),
+    }
+    for i in range(240):
+        name, version, about = named.get(i, (f"libpkg{i}", f"1.{i}.0-1", f"support library {i}"))
+        rows.append(row.format("ii", name, version, "amd64", about))
+    return "\n".join(rows)
+
+
+async def test_the_row_a_question_names_comes_before_those_that_mention_it(
+    client: AsyncClient,
+) -> None:
+    # The rows that mention OpenSSL hold the question's word as often as the row named
+    # `openssl`, and more of its words ("version", "package"): by words alone, they come first.
+    await client.put(NS, "tool/dpkg", package_table(), kind="tool_output", tool_name="dpkg")
+    result = await client.fit(
+        NS, "which version of the openssl package is installed?", 120, include_content=True
+    )
+    [entry] = result.entries
+    assert entry.form == "excerpt"
+    assert "ii  openssl                        3.0.19-1" in entry.content

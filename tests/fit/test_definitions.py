@@ -14,6 +14,7 @@ from sharedctx_server.fit.definitions import (
     definition_marks,
     definition_query_terms,
 )
+from sharedctx_server.fit.row_names import ROW_NAME_MARK
 from sharedctx_server.fit.superlatives import LEAST, MOST
 from sharedctx_server.segment.definition_marks import definition_terms
 
@@ -89,9 +90,9 @@ def test_each_segment_is_marked_by_the_names_its_lines_define() -> None:
 
 
 def test_marks_are_their_own_characters() -> None:
-    for mark in (MOST, LEAST, CLOCK_MARK, DEFINITION_MARK):
+    for mark in (MOST, LEAST, CLOCK_MARK, DEFINITION_MARK, ROW_NAME_MARK):
         assert is_mark(mark + "x") and mark in MARK_CHARS
-    words = "def render_total(x): return x  # 10:05 § ↑ @ notes/a.b café"
+    words = "def render_total(x): return x  # 10:05 § ↑ @ ¶ notes/a.b café"
     assert not any(map(is_mark, lexical_terms(words)))
 
 

@@ -630,6 +630,30 @@ def test_a_hit_that_heads_a_block_brings_the_block() -> None:
     assert not set(range(10 + 2 + BLOCK_MEMBERS, 30)) & set(sel.excerpts[0].covered)
 
 
+def test_a_hit_in_a_block_brings_the_blocks_strongest_error_after_its_neighbours() -> None:
+    # A failing test's block: its name (segment 2) heads the test's body (4, the hit), the
+    # library source pytest prints (5..24) and the `E` line (25). A line of source that
+    # raises carries a weaker error (10). The `E` line comes after the hit's neighbours and
+    # before the rest of the block.
+    n = 40
+    heads = np.full(n, -1, dtype=np.int64)
+    heads[3:26] = 2
+    errors = np.zeros(n)
+    errors[10], errors[25] = 0.3, 0.8
+    segs = Segments(np.ones(n, dtype=np.int64), np.full(n, 10, dtype=np.int64), errors, heads)
+    relevance = np.zeros(n)
+    relevance[2], relevance[4] = 0.5, 1.0
+    view = SegmentView(0, segs, relevance)
+    wanted = Excerpt(segs, marker_tokens)
+    wanted.add([2, 3, 4, 5, 25])
+
+    def covered(budget: int) -> list[int]:
+        sel = fill([0.9], [10 * n], [view], segs=segs, budget_tokens=budget, keep_recent=0)
+        return list(sel.excerpts[0].covered)
+
+    assert covered(wanted.tokens) == [2, 3, 4, 5, 25]
+
+
 def test_max_entries_counts_an_excerpt_as_one_entry_that_can_still_grow() -> None:
     sel = fill([0.9, 0.8], [100, 5], [needle(0)], budget_tokens=60, keep_recent=0, max_entries=1)
     assert sel.indices.tolist() == [0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from sharedctx_server.fit import lexical_terms, query_terms
+from sharedctx_server.fit.row_names import row_name_query_terms
 from sharedctx_server.fit.segment_relevance import frequent_shape_first, ordinal_first
 from sharedctx_server.fit.superlatives import (
     LEAST,
@@ -66,7 +67,8 @@ def test_fewest_asks_for_the_smallest_and_an_adjective_names_its_quantity() -> N
 
 def test_query_terms_are_the_lexical_terms_then_the_marks() -> None:
     query = "which process uses the most memory?"
-    assert query_terms(query) == lexical_terms(query) + superlative_terms(query)
+    asked = lexical_terms(query) + superlative_terms(query) + row_name_query_terms(query)
+    assert query_terms(query) == asked
     # A mark is no word: no text's terms can hold one.
     assert not any(t.startswith((MOST, LEAST)) for t in lexical_terms(f"{MOST}mem {LEAST}cpu"))
 

@@ -20,12 +20,12 @@ __all__ = ["BM25_B", "BM25_K1", "MARK_CHARS", "TermStats", "is_mark"]
 BM25_K1 = 1.2
 BM25_B = 0.75
 
-# What mark terms start with (fit.superlatives, fit.clock, fit.definitions): no term of any
-# text starts with one. A mark says what a line is (the largest row, the minute it was
-# written, the definition of a name), not how much of it is about the query: BM25 counts it
-# as in a text of average length, so that a long record, a traceback or a function's whole
-# hunk, weighs its mark as much as a short line does.
-MARK_CHARS = frozenset("↑↓@§")
+# What mark terms start with (fit.superlatives, fit.clock, fit.definitions, fit.row_names): no
+# term of any text starts with one. A mark says what a line is (the largest row, the minute it
+# was written, the definition of a name, the row a table names), not how much of it is about
+# the query: BM25 counts it as in a text of average length, so that a long record, a
+# traceback or a function's whole hunk, weighs its mark as much as a short line does.
+MARK_CHARS = frozenset("↑↓@§¶")
 
 
 def is_mark(term: str) -> bool:

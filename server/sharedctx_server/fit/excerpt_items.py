@@ -10,11 +10,12 @@ each further one ENTRY_SHARE of the one before. The segments around a hit follow
 worth CONTEXT_SHARE of it (the next ones out, up to CONTEXT_RINGS on
 each side, CONTEXT_SHARE of the one before), so a tight budget takes the matching lines
 first and their surroundings after; its head (Segments.heads: a table's header, the commit or
-folder it belongs to) is worth HEAD_SHARE of it, and a hit that is a head brings the first
-BLOCK_MEMBERS segments it heads like neighbours. A hit that carries an error takes the segment
-before it along (a traceback is already part of its record's segment), or comes alone, worth
-ALONE_SHARE of it, where the two do not fit. Against whole entries,
-items rank by their score to the power ITEM_EXPONENT.
+folder it belongs to) is worth HEAD_SHARE of it, a hit that is a head brings the first
+BLOCK_MEMBERS segments it heads like neighbours, and the ERROR_MEMBERS segments of the block
+with the strongest errors come worth HEAD_SHARE of it times their error evidence. A hit that
+carries an error takes the segment before it along (a traceback is already part of its
+record's segment), or comes alone, worth ALONE_SHARE of it, where the two do not fit. Against
+whole entries, items rank by their score to the power ITEM_EXPONENT.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ __all__ = [
     "ENTRY_EXPONENT",
     "ENTRY_FREE",
     "ENTRY_SHARE",
+    "ERROR_MEMBERS",
     "HEAD_SHARE",
     "ITEM_EXPONENT",
     "REPEAT_FREE",
@@ -74,6 +76,13 @@ HEAD_SHARE = 0.75
 # A hit that heads a block (a folder in `ls -lR`, a commit) brings at most this many of the
 # segments it heads as context, in order, each worth CONTEXT_SHARE of it.
 BLOCK_MEMBERS = 16
+# A hit in a block (or heading one) brings the ERROR_MEMBERS segments of the block that carry
+# the strongest errors, each worth HEAD_SHARE of it times its error evidence (an `E` line's
+# 0.83 puts it between the hit's first and second neighbours): they say what went wrong in
+# what the hit is part of. pytest prints a failing test's source between its name and its
+# `E` lines (the whole of a library function raised from: 250 lines); in text order, 800
+# tokens of that source went in and `ValueError: day is out of range for month` did not.
+ERROR_MEMBERS = 2
 # Repeats of one line shape (line_shape) after the first REPEAT_FREE hits of that shape weigh
 # REPEAT_SHARE of the one before, and so on: a few examples of a repeated line show what it
 # says and how it varies, and the budget goes on to lines that say something else.
@@ -290,7 +299,9 @@ def _context(table: SegmentTable, hits: IntArray) -> tuple[IntArray, IntArray, F
     local = table.local[hits]
     head = table.heads[hits]
     headed = (head >= 0) & (head < local - 1)  # the segment just before is a neighbour
-    parts = [(np.flatnonzero(headed), (hits - local + head)[headed], HEAD_SHARE)]
+    parts: list[tuple[IntArray, IntArray, float | FloatArray]] = [
+        (np.flatnonzero(headed), (hits - local + head)[headed], HEAD_SHARE)
+    ]
     for ring in range(1, CONTEXT_RINGS + 1):
         # The k-th segment before and after the hit, inside its entry, worth CONTEXT_SHARE**k.
         before = local >= ring
@@ -304,11 +315,29 @@ def _context(table: SegmentTable, hits: IntArray) -> tuple[IntArray, IntArray, F
     # `which` ascends, each head's members a run in it: the first BLOCK_MEMBERS of each run.
     first = np.arange(which.size) - np.searchsorted(which, which) < BLOCK_MEMBERS
     parts.append((which[first], member[first], CONTEXT_SHARE))
+    parts.append(_error_members(table, hits, local, head))
     return (
         np.concatenate([p[0] for p in parts]).astype(np.int64),
         np.concatenate([p[1] for p in parts]).astype(np.int64),
-        np.concatenate([np.full(p[0].size, p[2]) for p in parts]),
+        np.concatenate([np.broadcast_to(p[2], p[0].shape) for p in parts]),
     )
+
+
+def _error_members(
+    table: SegmentTable, hits: IntArray, local: IntArray, head: IntArray
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """The context part (_context) of the segments that carry an error in each hit's block
+    (the block of its head, or the one it heads): the ERROR_MEMBERS of each but the hit whose
+    error is strongest (ties: the first). A line of source that raises an error carries one
+    too, weaker than the error it raised, and so is worth less."""
+    owner = np.where(head >= 0, hits - local + head, hits)
+    which, member = table.members_of(owner)
+    keep = (table.errors[member] > 0) & (member != hits[which])
+    which, member = which[keep], member[keep]
+    order = np.lexsort((member, -table.errors[member], which))
+    which, member = which[order], member[order]
+    first = np.arange(which.size) - np.searchsorted(which, which) < ERROR_MEMBERS
+    return which[first], member[first], HEAD_SHARE * table.errors[member[first]]
 
 
 def _rank_in_group(groups: IntArray, score: FloatArray, row: IntArray, local: IntArray) -> IntArray:

@@ -29,7 +29,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from ..compress.listing_parse import Entry, parse_listing
-from ..compress.table_parse import Table, find_tables
+from ..compress.table_parse import Section, Table, find_tables
 from ..compress.table_rows import is_id_column, numeric_values
 from ..fit.superlatives import LEAST, MOST, column_words
 
@@ -60,14 +60,18 @@ _JSON_NUMBER = re.compile(
 
 
 def extreme_terms(
-    lines: list[str], starts: Sequence[int], listing: bool = False
+    lines: list[str],
+    starts: Sequence[int],
+    listing: bool = False,
+    tables: Sequence[Section] | None = None,
 ) -> dict[int, list[str]]:
     """Per segment (first lines `starts`, ascending) that holds some column's largest or
     smallest value, the mark terms of those columns. `listing`: the text is a directory
-    listing (its compressor said so: reading one is too slow to try on every text)."""
+    listing (its compressor said so: reading one is too slow to try on every text);
+    `tables`: the tables of `lines`, when the caller has found them already."""
     found: list[tuple[int, list[str]]] = []
     rows: set[int] = set()
-    for section in find_tables(lines):
+    for section in find_tables(lines) if tables is None else tables:
         table = section.table
         if table is not None and table.header is not None:
             found.extend(_table_marks(table))

@@ -25,8 +25,7 @@ from ..fit.segments import Segments, has_long_line, line_head
 from ..model import Kind, StoredEntry
 from ..segment import excerpt_lines
 from ..segment.clock_marks import clock_terms
-from ..segment.definition_marks import definition_terms
-from ..segment.extremes import extreme_terms
+from ..segment.marks import mark_terms
 from .clocks import EntryClocks
 from .entry_text import echoed_command, name_terms, shell_commands, turn_role
 from .turn_cache import TurnCache
@@ -264,16 +263,12 @@ class NamespaceState:
         # most ...?" with no word of the question on them (fit.superlatives).
         # A record's minute answers "what happened at 10:05?", whose numbers every line holds
         # somewhere (fit.clock). The line that defines a name answers "what does parse_args
-        # do?" before the longer lines that call it (fit.definitions). A session's `$ uname -a`
-        # says what its output is about: the kernel (segment.commands).
+        # do?" before the longer lines that call it (fit.definitions), the row a table names
+        # `openssl` "which version of openssl?" before those that mention it (fit.row_names).
+        # A session's `$ uname -a` says what its output is about: the kernel (segment.commands).
         minutes = clock_terms(lines, starts)
         self.clocks.set(slot, minutes, len(starts))
-        for found in (
-            extreme_terms(lines, starts, listing),
-            minutes,
-            definition_terms(lines, starts),
-            commands.per_segment,
-        ):
+        for found in (*mark_terms(lines, starts, listing), minutes, commands.per_segment):
             for k, marks in found.items():
                 per_segment[k] = per_segment[k] + marks
         self.segments.add(slot, segments, per_segment, names)

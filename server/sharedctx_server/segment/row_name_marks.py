@@ -1,0 +1,32 @@
+"""Which segments hold a row a table names, as mark terms for BM25 (fit.row_names says why;
+docs/excerpts.md, "Named rows")."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+
+from ..compress.table_parse import Section
+from ..fit.row_names import NAME_COLUMNS, name_marks
+
+__all__ = ["row_name_terms"]
+
+
+def row_name_terms(starts: Sequence[int], tables: Sequence[Section]) -> dict[int, list[str]]:
+    """Per segment (first lines `starts`) holding rows of `tables` with columns that name
+    them (headers in NAME_COLUMNS: `docker ps` has IMAGE and NAMES), the marks of those rows'
+    names."""
+    marks: dict[int, list[str]] = {}
+    for section in tables:
+        table = section.table
+        if table is None or table.header is None:
+            continue
+        named = [c for c, column in enumerate(table.columns) if column.lower() in NAME_COLUMNS]
+        if not named:
+            continue
+        for line, values in zip(table.rows, table.values, strict=True):
+            held = marks.setdefault(bisect_right(starts, line) - 1, [])
+            for c in named:
+                if c < len(values):
+                    held.extend(m for m in name_marks(values[c]) if m not in held)
+    return {k: terms for k, terms in marks.items() if terms}

@@ -1,0 +1,66 @@
+"""Mark terms on the segments holding the rows a table names."""
+
+from __future__ import annotations
+
+from sharedctx_server.compress.table_parse import find_tables
+from sharedctx_server.segment.marks import mark_terms
+from sharedctx_server.segment.row_name_marks import row_name_terms
+
+_DPKG_ROW = "{:<3} {:<27} {:<12} {:<12} {}"
+DPKG = [
+    _DPKG_ROW.format("||/", "Name", "Version", "Architecture", "Description"),
+    _DPKG_ROW.format("+++", "=" * 27, "=" * 12, "=" * 12, "=" * 30),
+    _DPKG_ROW.format("ii", "libgnutls-openssl27:amd64", "3.7.9-2", "amd64", "OpenSSL wrapper"),
+    _DPKG_ROW.format("ii", "openssl", "3.0.19-1", "amd64", "Secure Sockets Layer toolkit"),
+    _DPKG_ROW.format("ii", "perl-openssl-defaults", "7+b1", "amd64", "version for Perl OpenSSL"),
+    _DPKG_ROW.format("ii", "zlib1g:amd64", "1:1.2.13", "amd64", "compression library"),
+]
+_DOCKER_ROW = "{:<14} {:<14} {:<24} {:<13} {}"
+DOCKER = [
+    _DOCKER_ROW.format("CONTAINER ID", "IMAGE", "COMMAND", "STATUS", "NAMES"),
+    _DOCKER_ROW.format("a1b2c3d4e5f6", "redis:7.2", '"docker-entrypoint.s"', "Up 3 hours", "cache"),
+    _DOCKER_ROW.format("b2c3d4e5f6a7", "postgres:16", '"docker-entrypoint.s"', "Up 3 hours", "db"),
+    _DOCKER_ROW.format("c3d4e5f6a7b8", "nginx:1.25", '"/docker-entrypoint."', "Up 2 min", "web"),
+    _DOCKER_ROW.format("d4e5f6a7b8c9", "busybox:1.36", '"sleep 3600"', "Up 1 minute", "idle"),
+]
+
+
+def by_line(lines: list[str]) -> dict[int, list[str]]:
+    return row_name_terms(list(range(len(lines))), find_tables(lines))
+
+
+def test_each_row_carries_the_marks_of_its_name() -> None:
+    marks = by_line(DPKG)
+    assert marks[3] == ["¶openssl"]
+    # The rows that only mention the name do not carry its mark.
+    assert "¶openssl" not in marks[2] + marks[4]
+    assert marks[2] == ["¶libgnutls-openssl27:amd64", "¶libgnutls-openssl27"]
+    # Neither the header nor the rule names a row.
+    assert 0 not in marks and 1 not in marks
+
+
+def test_every_column_that_names_rows_marks_them() -> None:
+    marks = by_line(DOCKER)
+    # IMAGE, COMMAND and NAMES each name the container.
+    assert marks[1] == ["¶redis:7-2", "¶redis", "¶docker-entrypoint-s", "¶cache"]
+    assert {"¶nginx", "¶docker-entrypoint", "¶web"} <= set(marks[3])
+    assert "¶a1b2c3d4e5f6" not in marks[1]
+
+
+def test_a_table_without_a_name_column_marks_nothing() -> None:
+    df = [
+        "Size  Used Avail Use%",
+        "12G      0   12G   0%",
+        "24G    84K   24G   1%",
+        "99G    40G   59G  41%",
+    ]
+    assert by_line(df) == {}
+
+
+def test_a_segment_of_several_rows_carries_each_rows_marks() -> None:
+    extremes, definitions, names = mark_terms(DPKG, [0, 2, 4], listing=False)
+    assert names == {
+        1: ["¶libgnutls-openssl27:amd64", "¶libgnutls-openssl27", "¶openssl"],
+        2: ["¶perl-openssl-defaults", "¶zlib1g:amd64", "¶zlib1g"],
+    }
+    assert definitions == {}
