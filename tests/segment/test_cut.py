@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from sharedctx_server.fit import Segments, marker_tokens, render_excerpt
 from sharedctx_server.fit.segments import LONG_LINE_CHARS, joined_cost, shown_line
 from sharedctx_server.segment import SegmentConfig, cut_segments, excerpt_lines, text_lines
+from sharedctx_server.segment.groups import json_cut_short
 from sharedctx_server.tokens import TokenCounter
 
 from ..support.tool_outputs import PYTEST_FAILURES, RUSTC_E0308
@@ -194,6 +195,29 @@ def test_pretty_json_is_cut_into_items_of_its_largest_array() -> None:
     items = [p for p in parts if '"id"' in p]
     assert [p.count('"id"') for p in items] == [1, 1, 1]
     assert json.loads(items[1].strip().rstrip(","))["id"] == 1
+
+
+def test_json_cut_short_is_cut_into_the_items_it_holds_as_if_whole() -> None:
+    doc = {"total": 9, "items": [{"id": i, "name": f"item {i}", "n": [i, i]} for i in range(9)]}
+    text = json.dumps(doc, indent=2)
+    cut_short = text[: text.index('"id": 7') + 4]  # as a tool that caps its output leaves it
+    parts = groups(cut_short, "tool_output")
+    assert parts[: len(parts) - 1] == groups(text, "tool_output")[: len(parts) - 1]
+    assert [json.loads(p.strip().rstrip(","))["id"] for p in parts[1:-1]] == list(range(7))
+
+
+@given(st.integers(min_value=2, max_value=2_000))
+@settings(max_examples=60, deadline=None)
+def test_only_a_json_document_cut_where_it_ends_is_read_as_one_cut_short(end: int) -> None:
+    text = json.dumps({"items": [{"id": i, "tags": ["a", "b"]} for i in range(40)]}, indent=1)
+    assert json_cut_short(text[:end]) == ("\n" in text[:end].strip())
+    assert not json_cut_short(text)  # whole: JSON, not JSON cut short
+    # A fault before the last line is no cut; nor is JSON Lines, or a one-line document.
+    assert not json_cut_short(text.replace('"id": 0', "id: 0", 1)[: max(end, 40)] + "\n  {")
+    lines = "\n".join(json.dumps({"id": i, "ok": True}) for i in range(5))
+    assert not json_cut_short(lines) and not json_cut_short(lines[:-3])
+    assert not json_cut_short('{"items": [1, 2, 3')
+    assert not json_cut_short("2024-05-01 10:00:00 INFO {started}\n{")
 
 
 def test_one_line_json_is_cut_into_items_of_its_indented_rendering() -> None:

@@ -8,8 +8,9 @@ Segments follow the text's own structure, so an excerpt never shows half a thoug
   lines are read after their `==PID==`);
 - diffs (`diff -u`, `git log -p`): a commit's header, a file's header, a hunk (diff_parts);
 - JSON: one item of the array with the most items (else one member of the shallowest object
-  level whose members are small enough). A document on one line (minified, as APIs and
-  `jq -c` print it) is cut, counted and shown in its indented rendering (`excerpt_lines`);
+  level whose members are small enough), in a whole document or one cut short. A document
+  on one line (minified, as APIs and `jq -c` print it) is cut, counted and shown in its
+  indented rendering (`excerpt_lines`);
 - prose and everything else: paragraphs (blank-line separated; a Markdown heading starts one,
   a fenced code block stays in one piece), a long paragraph of `Key: value` lines cut into
   each key's block, and one still over `max_chars` into short runs (groups.py);
@@ -36,7 +37,7 @@ from ..fit.terminal import strip_ansi
 from .commands import session_prompts
 from .config import DEFAULT_SEGMENTS, SegmentConfig
 from .diff_parts import diff_heads, diff_starts, looks_like_diff
-from .groups import at_most, capped, json_items, outlined, paragraphs, short_runs
+from .groups import at_most, capped, json_cut_short, json_items, outlined, paragraphs, short_runs
 from .heads import segment_heads
 from .json_parts import json_heads, with_item_names
 from .lines import excerpt_view, text_lines
@@ -74,6 +75,8 @@ def cut_segments(
     view = lines if numbered is None else numbered
     read = text if numbered is None else "\n".join(numbered)
     shape = "json" if rendered else detect(strip_ansi(read), kind, tool_name)
+    if shape != "json" and numbered is None and json_cut_short(read):
+        shape = "json"  # its items are its records, as in a whole document
     diff = shape != "json" and looks_like_diff(read)
     items: list[int] = []
     if shape == "json":

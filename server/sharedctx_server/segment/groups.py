@@ -6,15 +6,25 @@ and runs of a group over `max_lines`, `max_chars` or (joined) `max_segments`.
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 import numpy as np
 
+from ..compress.json_compress import BOM
 from ..compress.whitespace import indentation
 from .config import SegmentConfig
 from .records import CAUSE
 
-__all__ = ["at_most", "capped", "json_items", "outlined", "paragraphs", "short_runs"]
+__all__ = [
+    "at_most",
+    "capped",
+    "json_cut_short",
+    "json_items",
+    "outlined",
+    "paragraphs",
+    "short_runs",
+]
 
 _HEADING = re.compile(r"^#{1,6} ")
 # A line that says what it holds by a key: `Key: value`, or `Key:` over what is indented
@@ -120,6 +130,23 @@ def _rows(lines: list[str], a: int, b: int) -> list[int]:
     if len(rows) < 2 or len(rows) < _ROWS_SHARE * filled:
         return []
     return [a, *(i for i in rows if i > a)]
+
+
+def json_cut_short(text: str) -> bool:
+    """Whether `text` is a JSON array or object of several lines cut short where it ends (a
+    tool's output capped at some size): it opens like one and reads as JSON up to its last
+    line. Read as lines, a cut-off API answer was a record per line, joined five at a time:
+    an item's excerpt began in the middle of one record and ended in the middle of the next."""
+    stripped = text.strip().lstrip(BOM)
+    if stripped[:1] not in ("[", "{") or "\n" not in stripped:
+        return False
+    try:
+        json.loads(stripped, strict=False)
+    except json.JSONDecodeError as error:
+        return error.pos > stripped.rfind("\n")
+    except RecursionError:
+        return False
+    return False  # whole: detect says "json" for it
 
 
 def json_items(lines: list[str], config: SegmentConfig) -> list[int]:
