@@ -1044,6 +1044,23 @@ def test_a_paragraph_too_long_for_one_segment_is_cut_into_rows_or_short_runs() -
     assert groups(f"{short}\nsvc-x\t\t99/tcp\n", kind="document") == [short, "svc-x\t\t99/tcp"]
 
 
+def test_delimited_rows_are_a_table_too_and_a_rule_stays_with_its_header() -> None:
+    # CSV, `/etc/passwd`, a Markdown table: rows of one delimiter, each a segment of its own
+    # (in 250-character runs, the CSV row a question named shared 130 tokens with eight).
+    csv = ["city,month,units", *(f"city-{i},2026-{i % 12 + 1:02d},{i * 7}" for i in range(60))]
+    assert groups("\n".join(csv), kind="document") == csv
+    passwd = [
+        f"user{i}:x:{1000 + i}:{1000 + i}:User {i}:/home/user{i}:/bin/bash" for i in range(40)
+    ]
+    assert groups("\n".join(passwd), kind="document") == passwd
+    table = ["| name | size | note |", "|---|---:|---|"]
+    table += [f"| file-{i}.txt | {i * 512} | kept since release {i} |" for i in range(40)]
+    assert groups("\n".join(table), kind="document") == ["\n".join(table[:2]), *table[2:]]
+    # A URL's `://` holds no field: lines of links are no table.
+    links = [f"See https://example.com/docs/{i} and https://example.org/{i}." for i in range(30)]
+    assert len(groups("\n".join(links), kind="document")) < 30
+
+
 def test_an_entry_of_very_many_short_lines_is_cut_into_about_max_segments() -> None:
     # Neighbouring short segments share one past max_segments, each group within the caps;
     # an entry under it is cut as before.

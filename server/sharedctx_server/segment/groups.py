@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections import Counter
 
 import numpy as np
 
@@ -47,6 +48,14 @@ _TEXT_RUN_CHARS = 250
 # nine other rows diluted, and a comment paragraph saying "port" four times won over it.
 _FIELD_ROW = re.compile(r"^[^\s#]\S*(?:\t|\s{2,})\s*\S")
 _ROWS_SHARE = 0.8
+# Delimited rows (CSV, `/etc/passwd`): the delimiter, and how many a row holds at least (a
+# prose line may hold one colon). In 250-char runs, a CSV row that a question named shared a
+# 130-token segment with eight others, which a tight budget could not hold.
+# A comma or semicolon that a space follows is prose's, not a field's end.
+_DELIMITERS = ((",", 1), ("\t", 1), (";", 1), ("|", 2), (":", 2))
+_PROSE_MARKS = (", ", "; ", "://")
+_MIN_DELIMITED = 4
+_TABLE_RULE = re.compile(r"^[\s|:+=-]*[-=][\s|:+=-]*$")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _JSON_CLOSER = re.compile(r"^\s*[\]}]+,?\s*$")
@@ -123,13 +132,39 @@ def short_runs(starts: list[int], lines: list[str], config: SegmentConfig) -> li
 
 def _rows(lines: list[str], a: int, b: int) -> list[int]:
     """Where lines a..b are cut when they are a table (at least _ROWS_SHARE of the lines that
-    are not blank are rows, _FIELD_ROW): at each row but the first, a line that is not a row
-    going with the one before; else nothing."""
-    rows = [i for i in range(a, b) if _FIELD_ROW.match(lines[i])]
-    filled = sum(1 for i in range(a, b) if lines[i].strip())
-    if len(rows) < 2 or len(rows) < _ROWS_SHARE * filled:
+    are not blank are rows: aligned, _FIELD_ROW, or delimited alike, _delimited): at each row
+    but the first, a line that is not a row going with the one before; else nothing."""
+    filled = [i for i in range(a, b) if lines[i].strip()]
+    # A rule under a header (`|---|---|`, `----  ----`) stays with it: alone it says nothing.
+    cells = [i for i in filled if not _TABLE_RULE.match(lines[i])]
+    for rows in ([i for i in cells if _FIELD_ROW.match(lines[i])], _delimited(lines, cells)):
+        if len(rows) >= 2 and len(rows) >= _ROWS_SHARE * len(filled):
+            return [a, *(i for i in rows if i > a)]
+    return []
+
+
+def _delimited(lines: list[str], filled: list[int]) -> list[int]:
+    """The lines of `filled` that hold one delimiter as many times as most of them do (CSV,
+    `/etc/passwd`, a `|` table): the delimiter of most such lines; none for fewer than
+    _MIN_DELIMITED lines (a couple of prose lines may hold one comma each)."""
+    if len(filled) < _MIN_DELIMITED:
         return []
-    return [a, *(i for i in rows if i > a)]
+    best: list[int] = []
+    for delimiter, least in _DELIMITERS:
+        # (Nor is a URL's `://`: the badge lines of a README are no table.)
+        counts = [_without_prose_marks(lines[i]).count(delimiter) for i in filled]
+        usual = Counter(counts).most_common(1)[0][0]
+        rows = [i for i, count in zip(filled, counts, strict=True) if count == usual]
+        if usual >= least and len(rows) > len(best):
+            best = rows
+    return best
+
+
+def _without_prose_marks(line: str) -> str:
+    for mark in _PROSE_MARKS:
+        if mark in line:
+            line = line.replace(mark, "")
+    return line
 
 
 def json_cut_short(text: str) -> bool:
