@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 from sharedctx_server.fit import lexical_terms, query_terms
 from sharedctx_server.fit.row_names import row_name_query_terms
-from sharedctx_server.fit.segment_relevance import frequent_shape_first, ordinal_first
+from sharedctx_server.fit.segment_relevance import (
+    frequent_shape_first,
+    ordinal_first,
+    segment_relevance,
+)
 from sharedctx_server.fit.superlatives import (
     LEAST,
     MOST,
@@ -90,7 +94,7 @@ def test_the_most_frequent_strong_match_is_lifted_to_the_top() -> None:
     # Shapes 1 (two copies) and 2 (three) match strongly; 3 weakly (four copies); 0 no shape.
     rho = np.asarray([0.9, 0.8, 0.7, 0.75, 0.72, 0.2, 0.2, 0.2, 0.2, 0.6])
     shapes = np.asarray([1, 1, 2, 2, 2, 3, 3, 3, 3, 0])
-    under = np.nextafter(0.9, 0.0)  # what was at the top: just under a lifted segment
+    under = 0.9 * (1 - 1e-6)  # what was at the top: just under a lifted segment
     most = frequent_shape_first(rho, rho / 0.9, shapes, 1)
     assert most.tolist() == [under, 0.8, 0.9, 0.9, 0.9, 0.2, 0.2, 0.2, 0.2, 0.6]
     least = frequent_shape_first(rho, rho / 0.9, shapes, -1)
@@ -114,10 +118,24 @@ def test_last_and_first_ask_for_a_place_in_time_unless_they_measure_a_span() -> 
 def test_the_last_strong_match_of_the_newest_entry_is_lifted() -> None:
     rho = np.asarray([0.9, 0.6, 0.2, 0.7, 0.8, 0.3])
     times = np.asarray([2.0, 2.0, 2.0, 1.0, 1.0, 1.0])  # segments 0-2 of the newer entry
-    under = np.nextafter(0.9, 0.0)  # the best before: just under the lifted one
+    under = 0.9 * (1 - 1e-6)  # the best before: just under the lifted one
     lexical = rho / 0.9
     assert ordinal_first(rho, lexical, times, 1).tolist() == [under, 0.9, 0.2, 0.7, 0.8, 0.3]
     assert ordinal_first(rho, lexical, times, -1).tolist() == [under, 0.6, 0.2, 0.9, 0.8, 0.3]
     assert ordinal_first(rho, lexical, times, 0) is rho
     # Strong by its words, not by its error evidence: a line that matches no word is none.
     assert ordinal_first(rho, np.zeros(6), times, 1) is rho
+
+
+def test_a_lifted_segment_stays_first_and_equal_matches_stay_equal_whatever_the_weight() -> None:
+    # Fill items are a segment's rho times its entry's weight, which moves with the entry's
+    # recency from one Fit to the next: the order must not.
+    rho = np.asarray([0.9, 0.6, 0.2, 0.9])
+    lifted = ordinal_first(rho, rho / 0.9, np.ones(4), 1)  # the last of the best two
+    for weight in np.linspace(0.5, 1.5, 2001):
+        scaled = lifted * weight
+        assert scaled[3] > scaled[0] > scaled[1]
+    # BM25 sums a segment's terms in its own order: matches alike may differ in the last place.
+    raw = np.asarray([3.7, np.nextafter(3.7, 0.0)])
+    rho = segment_relevance(raw, np.zeros(2), 3.7)
+    assert rho[0] == rho[1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sharedctx_server.compress.table_parse import find_tables
+from sharedctx_server.segment.listing_rows import listed_entries
 from sharedctx_server.segment.marks import mark_terms
 from sharedctx_server.segment.row_name_marks import row_name_terms
 
@@ -64,3 +65,29 @@ def test_a_segment_of_several_rows_carries_each_rows_marks() -> None:
         2: ["¶perl-openssl-defaults", "¶zlib1g:amd64", "¶zlib1g"],
     }
     assert definitions == {}
+
+
+LS = [
+    "total 1024",
+    "-rwxr-xr-x 1 root root  98136 Sep 20  2022 gzexe",
+    "-rwxr-xr-x 1 root root  98136 Sep 20  2022 gzip",
+    "lrwxrwxrwx 1 root root     10 Apr  2  2025 python3 -> python3.11",
+    "-rwxr-xr-x 1 root root 6831736 Apr  2  2025 python3.11",
+]
+# `find` lists a folder's files between another's: entries are not read in text order.
+FIND = ["./a", "./a/x.txt", "./a/b", "./a/b/y.txt", "./a/z.txt", "./c.txt"]
+
+
+def test_a_listings_entries_are_named_on_their_own_lines() -> None:
+    entries = listed_entries(LS)
+    assert [(line, entry.name) for line, entry in entries] == [
+        (1, "gzexe"), (2, "gzip"), (3, "python3"), (4, "python3.11"),
+    ]  # fmt: skip
+    marks = row_name_terms(list(range(len(LS))), [], entries)
+    assert marks[2] == ["¶gzip"] and marks[3] == ["¶python3"] and marks[4] == ["¶python3-11"]
+    found = {line: entry.name for line, entry in listed_entries(FIND)}
+    assert found == {0: "a", 1: "x.txt", 2: "b", 3: "y.txt", 4: "z.txt", 5: "c.txt"}
+    # The listing's marks come with the other kinds when the text is a listing.
+    names = mark_terms(LS, list(range(len(LS))), listing=True)[2]
+    assert names[1] == ["¶gzexe"]
+    assert mark_terms(LS, list(range(len(LS))), listing=False)[2] == {}

@@ -143,16 +143,30 @@ def _lifted(rho: FloatArray, lift: BoolArray) -> FloatArray:
     top = float(rho.max()) if rho.size else 0.0
     if top <= 0 or not lift.any():
         return rho
-    return np.where(lift, top, np.minimum(rho, np.nextafter(top, 0.0)))
+    return np.where(lift, top, np.minimum(rho, top * (1.0 - _JUST_UNDER)))
+
+
+# How far under the best a segment that was not lifted stays (_lifted). One unit in the last
+# place was too little: scaled by an entry's weight, which moves with its recency, the two
+# rounded alike in some Fits and not in others, and the lifted segment came first in some.
+_JUST_UNDER = 1e-6
+
+
+# Relevances closer than this are one: segments that match alike (a file's diff header in
+# each commit that changed it) differ in BM25 by a unit in the last place, summed in another
+# order, and multiplied by an entry's weight, which moves with its recency, such a pair
+# swapped from one Fit to the next. Equal, they keep their order (segment order breaks ties).
+_RELEVANCE_DECIMALS = 9
 
 
 def segment_relevance(raw: FloatArray, errors: FloatArray, top: float) -> FloatArray:
     """rho of each segment: its BM25 `raw` over the namespace's best `top`, blended with its
-    error evidence."""
+    error evidence (to _RELEVANCE_DECIMALS)."""
     rho = ERROR_SHARE * errors
     if top > 0:
         rho = rho + raw / top
-    return np.asarray(rho / (1.0 + ERROR_SHARE), dtype=np.float64)
+    rho = np.round(rho / (1.0 + ERROR_SHARE), _RELEVANCE_DECIMALS)
+    return np.asarray(rho, dtype=np.float64)
 
 
 @dataclass(frozen=True, eq=False)

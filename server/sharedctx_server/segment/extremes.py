@@ -28,10 +28,11 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from ..compress.listing_parse import Entry, parse_listing
+from ..compress.listing_parse import Entry
 from ..compress.table_parse import Section, Table, find_tables
 from ..compress.table_rows import is_id_column, numeric_values
 from ..fit.superlatives import LEAST, MOST, column_words
+from .listing_rows import listed_entries
 
 __all__ = ["MAX_TIES", "extreme_terms"]
 
@@ -64,11 +65,13 @@ def extreme_terms(
     starts: Sequence[int],
     listing: bool = False,
     tables: Sequence[Section] | None = None,
+    entries: Sequence[tuple[int, Entry]] | None = None,
 ) -> dict[int, list[str]]:
     """Per segment (first lines `starts`, ascending) that holds some column's largest or
     smallest value, the mark terms of those columns. `listing`: the text is a directory
     listing (its compressor said so: reading one is too slow to try on every text);
-    `tables`: the tables of `lines`, when the caller has found them already."""
+    `tables` and `entries` (listed_entries, when `listing`): the tables and the listing's
+    entries of `lines`, when the caller has read them already."""
     found: list[tuple[int, list[str]]] = []
     rows: set[int] = set()
     for section in find_tables(lines) if tables is None else tables:
@@ -79,7 +82,10 @@ def extreme_terms(
     found.extend(_json_marks(lines))
     # A listing's numbers are its sizes, a table's are its columns', read as such; named by
     # the word before them, they would be `root 4096` and `root 1`.
-    found.extend(_listing_marks(lines) if listing else _log_marks(lines, rows))
+    if listing:
+        found.extend(_listing_marks(listed_entries(lines) if entries is None else entries))
+    else:
+        found.extend(_log_marks(lines, rows))
     marks: dict[int, list[str]] = {}
     for line, terms in found:
         marks.setdefault(bisect_right(starts, line) - 1, []).extend(terms)
@@ -118,39 +124,18 @@ def _table_marks(table: Table) -> list[tuple[int, list[str]]]:
 _SIZE_WORDS = column_words("size")
 
 
-def _listing_marks(lines: list[str]) -> list[tuple[int, list[str]]]:
-    """(line, mark terms) of a listing's largest and smallest sized entries."""
-    listing = parse_listing(lines)
-    entries = [
-        item
-        for folder in listing.folders.values()
-        for item in folder.items
-        # A folder: in `ls -l` its size is a block's, in `du` the total of what it holds.
-        if isinstance(item, Entry) and item.size is not None and not item.is_dir
-    ]
-    at = _entry_lines(lines, entries)
-    if at is None:
-        return []
+def _listing_marks(entries: Sequence[tuple[int, Entry]]) -> list[tuple[int, list[str]]]:
+    """(line, mark terms) of a listing's largest and smallest sized entries (`entries`: its
+    entries by line, listed_entries)."""
     return _marked(
-        [(line, float(entry.size or 0)) for line, entry in zip(at, entries, strict=True)],
+        [
+            (line, float(entry.size))
+            for line, entry in entries
+            # A folder: in `ls -l` its size is a block's, in `du` the total of what it holds.
+            if entry.size is not None and not entry.is_dir
+        ],
         _SIZE_WORDS,
     )
-
-
-def _entry_lines(lines: list[str], entries: list[Entry]) -> list[int] | None:
-    """The line each entry was read from (entries in reading order), None when one is not
-    found as a line of its own (then no mark can be placed)."""
-    at: list[int] = []
-    i = 0
-    for entry in entries:
-        wanted = entry.line.strip()
-        while i < len(lines) and lines[i].strip() != wanted:
-            i += 1
-        if i == len(lines):
-            return None
-        at.append(i)
-        i += 1
-    return at
 
 
 def _json_marks(lines: list[str]) -> list[tuple[int, list[str]]]:

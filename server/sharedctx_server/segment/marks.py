@@ -1,12 +1,13 @@
 """The mark terms a cut entry's segments carry beside their words (docs/excerpts.md): the rows
 holding a column's largest or smallest value (extremes), the lines that define a name
-(definition_marks) and the rows a table names (row_name_marks)."""
+(definition_marks) and the rows a table names or a listing lists (row_name_marks)."""
 
 from __future__ import annotations
 
 from ..compress.table_parse import find_tables
 from .definition_marks import definition_terms
 from .extremes import extreme_terms
+from .listing_rows import listed_entries
 from .row_name_marks import row_name_terms
 
 __all__ = ["mark_terms"]
@@ -15,9 +16,11 @@ __all__ = ["mark_terms"]
 def mark_terms(lines: list[str], starts: list[int], listing: bool) -> list[dict[int, list[str]]]:
     """Each kind of mark, per segment (first lines `starts`) that carries some. `listing`:
     the text is a directory listing (extreme_terms)."""
-    tables = find_tables(lines)  # read once, for two kinds
+    # Read once, for two kinds each.
+    tables = find_tables(lines)
+    entries = listed_entries(lines) if listing else []
     return [
-        extreme_terms(lines, starts, listing, tables),
+        extreme_terms(lines, starts, listing, tables, entries),
         definition_terms(lines, starts),
-        row_name_terms(starts, tables),
+        row_name_terms(starts, tables, entries),
     ]

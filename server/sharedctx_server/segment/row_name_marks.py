@@ -1,22 +1,30 @@
-"""Which segments hold a row a table names, as mark terms for BM25 (fit.row_names says why;
-docs/excerpts.md, "Named rows")."""
+"""Which segments hold a row a table names, or a directory listing's entry, as mark terms for
+BM25 (fit.row_names says why; docs/excerpts.md, "Named rows")."""
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
 
+from ..compress.listing_parse import Entry
 from ..compress.table_parse import Section
 from ..fit.row_names import NAME_COLUMNS, name_marks
 
 __all__ = ["row_name_terms"]
 
 
-def row_name_terms(starts: Sequence[int], tables: Sequence[Section]) -> dict[int, list[str]]:
+def row_name_terms(
+    starts: Sequence[int],
+    tables: Sequence[Section],
+    entries: Sequence[tuple[int, Entry]] = (),
+) -> dict[int, list[str]]:
     """Per segment (first lines `starts`) holding rows of `tables` with columns that name
-    them (headers in NAME_COLUMNS: `docker ps` has IMAGE and NAMES), the marks of those rows'
-    names."""
+    them (headers in NAME_COLUMNS: `docker ps` has IMAGE and NAMES), or `entries` of a
+    directory listing (listed_entries: by line), the marks of those rows' names."""
     marks: dict[int, list[str]] = {}
+    for line, entry in entries:
+        held = marks.setdefault(bisect_right(starts, line) - 1, [])
+        held.extend(m for m in name_marks(entry.name) if m not in held)
     for section in tables:
         table = section.table
         if table is None or table.header is None:
