@@ -953,3 +953,17 @@ async def test_the_row_a_question_names_comes_before_those_that_mention_it(
     [entry] = result.entries
     assert entry.form == "excerpt"
     assert "ii  openssl                        3.0.19-1" in entry.content
+
+
+async def test_the_last_commit_of_a_git_log_is_its_first(client: AsyncClient) -> None:
+    # git prints the newest commit first: "the last commit" is at the top of its output, as
+    # "the last error" is at the bottom of a log.
+    parts = git_log(14).removeprefix("commit ").split("\ncommit ")
+    newest_first = "\n".join(f"commit {part}" for part in reversed(parts))
+    commits = [line for line in newest_first.split("\n") if line.startswith("commit ")]
+    await client.put(NS, "tool/git-log", newest_first, kind="tool_output", tool_name="git")
+    last = await client.fit(NS, "what did the last commit change?", 200, include_content=True)
+    assert commits[0] in last.entries[0].content
+    assert commits[-1] not in last.entries[0].content
+    first = await client.fit(NS, "which was the first commit?", 200, include_content=True)
+    assert commits[-1] in first.entries[0].content

@@ -81,18 +81,23 @@ def frequent_shape_first(
 
 
 def ordinal_first(
-    rho: FloatArray, lexical: FloatArray, times: FloatArray, direction: int
+    rho: FloatArray,
+    lexical: FloatArray,
+    times: FloatArray,
+    direction: int,
+    places: IntArray | None = None,
 ) -> FloatArray:
     """`rho` with the last (`direction` 1) or first (-1) of the strong matches (`lexical`,
     BM25 over the best's, at least STRONG_MATCH) lifted to the best's relevance: in the
     newest (oldest) entry by `times` (each segment's entry's), its last (first) such
-    segment. "The last error" is the error line written last, and every error line matches
+    segment in time (`places`: each segment's place in its entry's time; default, text
+    order). "The last error" is the error line written last, and every error line matches
     the question alike."""
     strong = np.flatnonzero(lexical >= STRONG_MATCH)
     if not direction or not strong.size:
         return rho
-    # By entry time, then by place in the table (an entry's segments in text order).
-    order = np.lexsort((strong, times[strong]))
+    # By entry time, then by place in time within the entry (`places`: default, text order).
+    order = np.lexsort((strong if places is None else places[strong], times[strong]))
     pick = np.zeros(rho.shape, dtype=np.bool_)
     pick[strong[order[-1] if direction > 0 else order[0]]] = True
     return _lifted(rho, pick)
@@ -204,12 +209,14 @@ class Relevance:
         times: FloatArray | None = None,
         window: BoolArray | None = None,
         outside: BoolArray | None = None,
+        places: IntArray | None = None,
     ) -> Relevance:
         """From the segments' BM25 `raw` and `candidates`, a mask over entry rows, what a
         full match would score (`full`; 0: unknown, quality 1), whether the query asks for
         what occurs most (1) or least (-1) often (frequent_shape_first), and whether it asks
         for the last (1) or first (-1) of its matches (`ordinal`, ordinal_first, by each
-        segment's entry's time: `times`, needed then), and which segments are in the time
+        segment's entry's time: `times`, needed then, and its place in time within the entry:
+        `places`, text order without), and which segments are in the time
         window it names (`window`, notable_in_window_first) and which are stamped outside it
         (`outside`, outside_window: they count OUTSIDE_WINDOW of their relevance)."""
         eligible = candidates[table.slot_of] if len(table) else np.zeros(0, dtype=np.bool_)
@@ -221,7 +228,7 @@ class Relevance:
         if ordinal:
             if times is None:
                 raise ValueError("ordinal needs the segments' entry times")
-            rho = ordinal_first(rho, lexical, times, ordinal)
+            rho = ordinal_first(rho, lexical, times, ordinal, places)
         if window is not None:
             if outside is not None:
                 rho = np.where(outside, OUTSIDE_WINDOW * rho, rho)

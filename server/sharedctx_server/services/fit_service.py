@@ -261,8 +261,10 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
     raw = index.bm25(terms) if terms else np.zeros(len(table))
     full = index.full_match(terms, lambda term: state.terms.document_frequency(term) > 0)
     ordinal = ordinal_asked(query.query)
-    # "The last error": which match was written last is told by its entry's time first.
+    # "The last error": which match was written last is told by its entry's time first, then
+    # by its place in the entry (from the bottom up in one that lists newest first).
     times = state.event_ms[table.slot_of].astype(np.float64) if ordinal else None
+    places = state.clocks.places(table) if ordinal else None
     # "What happened at 10:10?": the segments stamped in the minutes it names.
     minutes = [term for term in terms if term.startswith(CLOCK_MARK)]
     window = outside = None
@@ -282,6 +284,7 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
         times,
         window,
         outside,
+        places,
     )
 
 

@@ -24,24 +24,39 @@ class _Clock(NamedTuple):
 
 class EntryClocks:
     """Per cut entry stamped with times of day, by slot: its last minute and which of its
-    segments open with a time."""
+    segments open with a time; and which cut entries list what happened newest first
+    (segment.date_order)."""
 
     def __init__(self) -> None:
         self._clocks: dict[int, _Clock] = {}
+        self._newest_first: set[int] = set()
 
-    def set(self, slot: int, minutes: dict[int, list[str]], segments: int) -> None:
+    def set(
+        self, slot: int, minutes: dict[int, list[str]], segments: int, newest_first: bool = False
+    ) -> None:
         """Record the minute marks (clock_terms: per stamped segment, its mark) of the entry
-        in `slot`, of `segments` segments; none forgets the slot."""
-        if not minutes:
-            self.forget(slot)
-            return
-        stamped = np.zeros(segments, dtype=np.bool_)
-        stamped[list(minutes)] = True
-        self._clocks[slot] = _Clock(minutes[max(minutes)][0], stamped)
+        in `slot`, of `segments` segments, and whether it lists newest first."""
+        self.forget(slot)
+        if newest_first:
+            self._newest_first.add(slot)
+        if minutes:
+            stamped = np.zeros(segments, dtype=np.bool_)
+            stamped[list(minutes)] = True
+            self._clocks[slot] = _Clock(minutes[max(minutes)][0], stamped)
 
     def forget(self, slot: int) -> None:
         """Drop the slot (no-op when it has no times)."""
         self._clocks.pop(slot, None)
+        self._newest_first.discard(slot)
+
+    def places(self, table: SegmentTable) -> IntArray:
+        """Per position of `table`, its place in time within its entry: its segment's index,
+        negated in an entry that lists newest first (the last written is its first)."""
+        local = table.local.astype(np.int64)
+        if not self._newest_first:
+            return local
+        flip = np.isin(table.slot_of, np.fromiter(self._newest_first, dtype=np.int64))
+        return np.where(flip, -local, local)
 
     def latest(self, among: BoolArray, event_ms: IntArray, sequence: IntArray) -> str | None:
         """The minute mark of the last stamped line of the newest entry of `among` (by event

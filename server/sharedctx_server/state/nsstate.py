@@ -25,6 +25,7 @@ from ..fit.segments import Segments, has_long_line, line_head
 from ..model import Kind, StoredEntry
 from ..segment import excerpt_lines
 from ..segment.clock_marks import clock_terms
+from ..segment.date_order import newest_first
 from ..segment.marks import mark_terms
 from .clocks import EntryClocks
 from .entry_text import echoed_command, name_terms, shell_commands, turn_role
@@ -267,7 +268,7 @@ class NamespaceState:
         # `openssl` "which version of openssl?" before those that mention it (fit.row_names).
         # A session's `$ uname -a` says what its output is about: the kernel (segment.commands).
         minutes = clock_terms(lines, starts)
-        self.clocks.set(slot, minutes, len(starts))
+        self.clocks.set(slot, minutes, len(starts), newest_first(lines, starts))
         for found in (*mark_terms(lines, starts, listing), minutes, commands.per_segment):
             for k, marks in found.items():
                 per_segment[k] = per_segment[k] + marks
