@@ -140,6 +140,12 @@ def notable_in_window_first(rho: FloatArray, window: BoolArray, errors: FloatArr
     return _lifted(rho, window & (errors >= NOTABLE_ERROR))
 
 
+# How far under the best a segment that was not lifted stays (_lifted). One unit in the last
+# place was too little: scaled by an entry's weight, which moves with its recency, the two
+# rounded alike in some Fits and not in others, and the lifted segment came first in some.
+_JUST_UNDER = 1e-6
+
+
 def _lifted(rho: FloatArray, lift: BoolArray) -> FloatArray:
     """`rho` with the segments of `lift` at the best's relevance and every other just under
     it (a lifted segment must come first, and lines alike all score the best: every `ERROR
@@ -149,12 +155,6 @@ def _lifted(rho: FloatArray, lift: BoolArray) -> FloatArray:
     if top <= 0 or not lift.any():
         return rho
     return np.where(lift, top, np.minimum(rho, top * (1.0 - _JUST_UNDER)))
-
-
-# How far under the best a segment that was not lifted stays (_lifted). One unit in the last
-# place was too little: scaled by an entry's weight, which moves with its recency, the two
-# rounded alike in some Fits and not in others, and the lifted segment came first in some.
-_JUST_UNDER = 1e-6
 
 
 # Relevances closer than this are one: segments that match alike (a file's diff header in

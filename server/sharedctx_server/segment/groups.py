@@ -48,11 +48,13 @@ _TEXT_RUN_CHARS = 250
 # nine other rows diluted, and a comment paragraph saying "port" four times won over it.
 _FIELD_ROW = re.compile(r"^[^\s#]\S*(?:\t|\s{2,})\s*\S")
 _ROWS_SHARE = 0.8
-# Delimited rows (CSV, `/etc/passwd`): the delimiter, and how many a row holds at least (a
-# prose line may hold one colon). In 250-char runs, a CSV row that a question named shared a
-# 130-token segment with eight others, which a tight budget could not hold.
-# A comma or semicolon that a space follows is prose's, not a field's end.
+# Delimited rows (CSV, `/etc/passwd`, a Markdown table): the delimiter, and how many a row
+# holds at least (a prose line may hold one colon). In 250-char runs, a CSV row that a
+# question named shared a 130-token segment with eight others, which a tight budget could not
+# hold.
 _DELIMITERS = ((",", 1), ("\t", 1), (";", 1), ("|", 2), (":", 2))
+# Where prose and links hold a delimiter that ends no field: a comma or semicolon that a space
+# follows, a URL's `://` (a README's lines of badges are no table).
 _PROSE_MARKS = (", ", "; ", "://")
 _MIN_DELIMITED = 4
 _TABLE_RULE = re.compile(r"^[\s|:+=-]*[-=][\s|:+=-]*$")
@@ -151,7 +153,6 @@ def _delimited(lines: list[str], filled: list[int]) -> list[int]:
         return []
     best: list[int] = []
     for delimiter, least in _DELIMITERS:
-        # (Nor is a URL's `://`: the badge lines of a README are no table.)
         counts = [_without_prose_marks(lines[i]).count(delimiter) for i in filled]
         usual = Counter(counts).most_common(1)[0][0]
         rows = [i for i, count in zip(filled, counts, strict=True) if count == usual]
@@ -161,6 +162,7 @@ def _delimited(lines: list[str], filled: list[int]) -> list[int]:
 
 
 def _without_prose_marks(line: str) -> str:
+    """`line` without the delimiters that end no field (_PROSE_MARKS)."""
     for mark in _PROSE_MARKS:
         if mark in line:
             line = line.replace(mark, "")

@@ -81,12 +81,14 @@ _GO_SIGNAL = re.compile(r"^\[signal [A-Z]+")
 _GOROUTINE = re.compile(r"^goroutine \d+ \[[^\]\n]*\]:$")
 
 
-# A line none of the rules above can apply to, read outside any block: it starts a record.
-# Most lines of a log are such lines; one match of all the rules at once tells them apart.
 def _any_of(*patterns: re.Pattern[str]) -> re.Pattern[str]:
+    """One pattern that matches where any of `patterns` does."""
     return re.compile("|".join(f"(?:{p.pattern})" for p in patterns))
 
 
+# A line that none of the rules above applies to, read outside any block, starts a record.
+# Most lines of a log are such lines: one match of all the rules at once (per kind of
+# continuation) tells them apart, where asking each rule in turn cost a sixth of a Put.
 _RULES = (_GOROUTINE, _PYTEST_SECTION, _RULE, _DIAGNOSTIC, _GO_CRASH)
 _SPECIAL = {
     _CONTINUATION: _any_of(_CONTINUATION, *_RULES),
@@ -116,6 +118,7 @@ def records(lines: list[str]) -> list[int]:
     goroutine = False  # in a goroutine of a Go crash (up to its blank line)
     for i in range(1, len(lines)):
         line = lines[i]
+        # A plain line outside any block (_SPECIAL): what the rules below would say of it.
         quiet = not (diagnostic or goroutine or crash or failures or in_trace or explained)
         if quiet and header < 0 and line.strip() and not special.match(line):
             starts.append(i)
