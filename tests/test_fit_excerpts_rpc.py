@@ -967,3 +967,16 @@ async def test_the_last_commit_of_a_git_log_is_its_first(client: AsyncClient) ->
     assert commits[-1] not in last.entries[0].content
     first = await client.fit(NS, "which was the first commit?", 200, include_content=True)
     assert commits[-1] in first.entries[0].content
+
+
+async def test_a_fit_after_a_cut_entry_is_deleted_or_rewritten_still_answers(
+    client: AsyncClient,
+) -> None:
+    # The namespace's segment table is built by the first Fit and spliced by each change
+    # after: a delete once left it unusable, and every later Fit failed with INTERNAL.
+    await put_task_outputs(client)
+    assert (await client.fit(NS, QUERY, 1000)).entries
+    await client.delete(NS, "tool/pytest")
+    await client.put(NS, "tool/pip", "short now", kind="tool_output", tool_name="pip")
+    result = await client.fit(NS, QUERY, 1000, include_content=True)
+    assert FAILING_LINE in {e.key: e for e in result.entries}["logs/worker"].content

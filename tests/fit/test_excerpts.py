@@ -158,6 +158,28 @@ def test_segment_index_forgets_removed_and_replaced_entries() -> None:
     assert index.bm25(["gamma"]).tolist()[0] > 0 and len(index.table()) == 1
 
 
+def test_a_spliced_table_equals_one_built_at_once_to_its_types() -> None:
+    # Each change splices the table built before it; a removal once spliced in an empty
+    # list, which made the slots floats, and the next Fit indexed with them (INTERNAL).
+    index = SegmentIndex()
+    for slot in (1, 2, 3):
+        index.add(slot, one_line_segments(2), [["alpha"], ["beta"]])
+    for change in ("remove 2", "replace 1", "remove 3", "add 4"):
+        index.table()  # built, so that the change is spliced into it
+        verb, slot = change.split()
+        if verb == "remove":
+            index.remove(int(slot))
+        else:
+            index.add(int(slot), one_line_segments(1), [["gamma"]])
+        fresh = SegmentIndex()
+        for kept in index.table().slots.tolist():
+            fresh.add(kept, index.segments_of(kept), [["x"]] * len(index.segments_of(kept)))
+        spliced, built = index.table(), fresh.table()
+        for column in ("slots", "bounds", "slot_of", "local", "tokens", "errors", "heads"):
+            a, b = getattr(spliced, column), getattr(built, column)
+            assert a.dtype == b.dtype and a.tolist() == b.tolist(), (change, column)
+
+
 def test_an_entrys_name_adds_to_its_matching_lines_and_makes_none_match() -> None:
     lines = ["cache warm", "metrics system started", "org.mortbay.log: Started HttpServer2"]
     index = SegmentIndex()

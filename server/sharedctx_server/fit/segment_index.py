@@ -242,7 +242,10 @@ class SegmentIndex:
             return np.concatenate([column[:a], np.asarray(part, dtype=column.dtype), column[b:]])
 
         self._table = SegmentTable(
-            slots=np.concatenate([table.slots[:k], [slot] * inserted, table.slots[k + held :]]),
+            # (The slot as an array of its type: an empty list would make the slots floats.)
+            slots=np.concatenate(
+                [table.slots[:k], np.full(int(inserted), slot, np.int64), table.slots[k + held :]]
+            ),
             bounds=spliced(table.bounds, k, held, inserted, shift),
             slot_of=rows(table.slot_of, np.full(count, slot)),
             local=rows(table.local, np.arange(count)),
