@@ -203,6 +203,34 @@ async def test_replicas_give_the_same_excerpts(
     ]
 
 
+async def test_a_replica_that_follows_every_change_agrees_with_one_that_loads_the_end(
+    server: RunningServer, client: AsyncClient, settings: Settings, token_counter: TokenCounter
+) -> None:
+    # This server builds its namespace once and splices each change into it (Fits between
+    # the changes); a replica started after them loads the namespace as it ends.
+    queries = [QUERY, "which packages were installed?", "what changed in the uploader?"]
+    await put_task_outputs(client)
+    for change in range(4):
+        for query in queries:
+            await client.fit(NS, query, 600)
+        if change == 0:
+            await client.delete(NS, "tool/pytest")
+        elif change == 1:
+            await client.put(NS, "logs/worker", service_log(fail_at=20), kind="log")
+        elif change == 2:
+            await client.put(NS, "tool/pip", "pip 24.0: nothing to do", kind="tool_output")
+        else:
+            await client.put(NS, "tool/pytest", pytest_log(), tool_name="pytest")
+    async with serving(settings, token_counter) as (_, fresh):
+        for query in queries:
+            for budget in (300, 1000):
+                mine = await client.fit(NS, query, budget, include_content=True)
+                theirs = await fresh.fit(NS, query, budget, include_content=True)
+                assert [(e.key, e.form, e.line_ranges, e.content) for e in mine.entries] == [
+                    (e.key, e.form, e.line_ranges, e.content) for e in theirs.entries
+                ], (query, budget)
+
+
 async def test_after_a_rewrite_the_excerpt_quotes_the_new_text(client: AsyncClient) -> None:
     await put_task_outputs(client)
     before = await client.fit(NS, QUERY, 800)
