@@ -1008,3 +1008,20 @@ async def test_a_fit_after_a_cut_entry_is_deleted_or_rewritten_still_answers(
     await client.put(NS, "tool/pip", "short now", kind="tool_output", tool_name="pip")
     result = await client.fit(NS, QUERY, 1000, include_content=True)
     assert FAILING_LINE in {e.key: e for e in result.entries}["logs/worker"].content
+
+
+async def test_the_newest_and_oldest_files_of_a_listing_answer_by_their_dates(
+    client: AsyncClient,
+) -> None:
+    months = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
+    rows = ["total 4096"]
+    for i in range(300):
+        date = f"{months[i % 12]} {i % 28 + 1:2d}  {2015 + i % 9}"
+        rows.append(f"-rw-r--r-- 1 dev dev {1000 + 37 * i:>8} {date} file-{i:03d}.dat")
+    rows[120] = "-rw-r--r-- 1 dev dev     4242 Dec  6 09:41 report-final.pdf"
+    rows[200] = "-rw-r--r-- 1 dev dev     4343 Mar  1  2009 legacy.cfg"
+    await client.put(NS, "tool/ls", "\n".join(rows), kind="tool_output", tool_name="ls")
+    newest = await client.fit(NS, "what is the newest file?", 80, include_content=True)
+    assert "report-final.pdf" in newest.entries[0].content
+    oldest = await client.fit(NS, "which file is the oldest?", 80, include_content=True)
+    assert "legacy.cfg" in oldest.entries[0].content

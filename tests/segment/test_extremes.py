@@ -96,6 +96,31 @@ def test_a_listings_largest_and_smallest_files_are_marked_as_sizes_only_when_it_
     assert not any(size in term for terms in unread.values() for term in terms)
 
 
+def test_a_listings_oldest_and_newest_files_are_marked_by_age() -> None:
+    # `ls -l` dates a file of the last six months by its time of day, an older one by its
+    # year; listed in January, December's times are of the year before. Folders are no file.
+    listing = [
+        "total 48",
+        "drwxr-xr-x 2 dev dev 4096 Jan  9 10:00 cache",
+        "-rw-r--r-- 1 dev dev  512 Dec 30 23:10 notes.txt",
+        "-rw-r--r-- 1 dev dev 2048 Jan  8 09:15 model.onnx",
+        "-rw-r--r-- 1 dev dev 1024 Mar  3  2021 LICENSE",
+        "-rw-r--r-- 1 dev dev  900 Jul 14  2023 setup.cfg",
+        "-rw-r--r-- 1 dev dev  700 Jan  2 08:00 vocab.txt",
+    ]
+    marks = extreme_terms(listing, list(range(len(listing))), listing=True)
+    (age,) = column_words("age")
+    assert MOST + age in marks[4] and LEAST + age in marks[3]
+    assert not any(age in term for k in (1, 2, 5, 6) for term in marks.get(k, []))
+    iso = [
+        "-rw-r--r-- 1 dev dev 10 2024-05-01 10:00 a",
+        "-rw-r--r-- 1 dev dev 20 2023-11-30 08:00 b",
+        "-rw-r--r-- 1 dev dev 30 2024-05-01 10:05 c",
+    ]
+    marks = extreme_terms(iso, [0, 1, 2], listing=True)
+    assert MOST + age in marks[1] and LEAST + age in marks[2]
+
+
 def test_in_du_a_folder_whose_contents_are_listed_is_their_total_not_an_answer() -> None:
     du = ["8\tsite/jsonpointer", "324\tsite/hf_xet", "93104\tsite/playwright", "93436\tsite"]
     marks = extreme_terms(du, list(range(len(du))), listing=True)
