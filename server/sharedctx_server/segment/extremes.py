@@ -33,6 +33,7 @@ from ..compress.listing_parse import Entry
 from ..compress.table_parse import Section, Table, find_tables
 from ..compress.table_rows import is_id_column, numeric_values
 from ..fit.superlatives import LEAST, MOST, column_words
+from .date_order import listing_times
 from .listing_rows import listed_entries
 
 __all__ = ["MAX_TIES", "extreme_terms"]
@@ -133,66 +134,9 @@ def _listing_marks(entries: Sequence[tuple[int, Entry]]) -> list[tuple[int, list
     the last change among its names."""
     files = [(line, entry) for line, entry in entries if not entry.is_dir]
     sizes = [(line, float(entry.size)) for line, entry in files if entry.size is not None]
-    ages = [(line, -when) for (line, _), when in zip(files, _times(files), strict=True) if when]
+    times = listing_times([entry.date for _, entry in files])
+    ages = [(line, -when) for (line, _), when in zip(files, times, strict=True) if when]
     return _marked(sizes, _SIZE_WORDS) + _marked(ages, _AGE_WORDS)
-
-
-_MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
-_ISO_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}))?")
-_DAY_MINUTES = 24 * 60
-_YEAR_MINUTES = 12 * 31 * _DAY_MINUTES  # on the scale of _minutes: months of 31 days
-_HALF_YEAR = 183 * _DAY_MINUTES
-
-
-def _minutes(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> int:
-    """A time as minutes on a scale that orders times (every month 31 days long)."""
-    return (((year * 12 + month) * 31 + day) * 24 + hour) * 60 + minute
-
-
-def _times(files: Sequence[tuple[int, Entry]]) -> list[int]:
-    """Each entry's time as a comparable number (_minutes), 0 where its date does not read.
-    `ls -l` shows a year for a time more than six months back (`Sep 20  2022`) and a time of
-    day without a year for a later one (`Dec  6 21:27`): those are newer than any with a
-    year, and of them, those more than half a year after the earliest belong to the year
-    before (a listing made in January holds December's)."""
-    read = [_when(entry.date) for _, entry in files]
-    dated = [when for when, has_year in read if has_year]
-    recent = [when for when, has_year in read if when and not has_year]
-    if not recent:
-        return [when for when, _ in read]
-    earliest = min(recent)
-    # After every time with a year, by a year before which the late ones still come.
-    base = max(dated, default=0) + _YEAR_MINUTES
-    return [
-        when if has_year or not when
-        else when + base - (_YEAR_MINUTES if when - earliest > _HALF_YEAR else 0)
-        for when, has_year in read
-    ]  # fmt: skip
-
-
-def _when(date: str) -> tuple[int, bool]:
-    """A listing's date (`Dec 6 21:27`, `Sep 20 2022`, `6 Dec 21:27`, `2024-05-01 10:00`) as
-    _minutes (0: unread), and whether it has a year (without one, the year is 0)."""
-    iso = _ISO_DAY.match(date)
-    if iso is not None:
-        when = _minutes(
-            int(iso[1]), int(iso[2]) - 1, int(iso[3]), int(iso[4] or 0), int(iso[5] or 0)
-        )
-        return when, True
-    words = date.replace(".", "").split()
-    if len(words) != 3:
-        return 0, False
-    first, second, last = words
-    name, day_text = (first, second) if first.lower()[:3] in _MONTHS else (second, first)
-    month = _MONTHS.get(name.lower()[:3])
-    if month is None or not day_text.isdigit():
-        return 0, False
-    if last.isdigit():
-        return _minutes(int(last), month, int(day_text)), True
-    hour, _, minute = last.partition(":")
-    if hour.isdigit() and minute.isdigit():
-        return _minutes(0, month, int(day_text), int(hour), int(minute)), False
-    return 0, False
 
 
 def _json_marks(lines: list[str]) -> list[tuple[int, list[str]]]:
