@@ -50,6 +50,9 @@ ERRORS = [
     "fatal: not a git repository (or any of the parent directories): .git",
     "Segmentation fault (core dumped)",
     "error[E0308]: mismatched types",
+    # A parser's position report, no error word: `python -m json.tool` on broken JSON.
+    "Expecting ',' delimiter: line 1 column 21 (char 20)",
+    "unexpected character at line 3, column 7",
 ]
 
 
@@ -64,6 +67,9 @@ NAMES = [
     "./src/app/errors.py",
     "tail -f /var/log/nginx/error.log",
     "lib/python3.11/site-packages/requests/exceptions.pyc",
+    # Positions that report no failure.
+    "cursor at line 3, column 7",
+    "SELECT column_name FROM columns WHERE line = 3",
 ]
 
 

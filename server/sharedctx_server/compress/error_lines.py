@@ -112,6 +112,7 @@ _NEEDLES = (
     "not permitted",
     "no rule to make",
     "cannot ",
+    "column",  # a parser's `Expecting ',' delimiter: line 1 column 21 (char 20)`
     # An escape sequence: the predicate reads a line without its colour codes, so a shape
     # that must start the line (`E0001:`, `error:`) may follow one (`\x1b[31merror: ...`).
     "\x1b",

@@ -138,6 +138,19 @@ _SIGNALS: tuple[_Signal, ...] = (
         0.9,
         1,
     ),
+    # A parser saying where the input broke, naming no error word: Python's json module
+    # (`python -m json.tool` prints `Expecting ',' delimiter: line 1 column 21 (char 20)`,
+    # every JSONDecodeError message ends so) and others' `unexpected ... at line 3, column 7`.
+    _Signal(
+        re.compile(
+            r": line \d+ column \d+ \(char \d+\)"
+            r"|\b(?:expecting|expected|unexpected|unterminated|invalid)\b[^\n]{0,80}?"
+            r"\bline \d+,? column \d+\b"
+        ),
+        ("column",),
+        0.9,
+        1,
+    ),
     # Failure counts: `3 failed`, `1 error`, `error_count=2`, `num_failures: 4`. The word
     # starts the name or one of its `_` parts: `HAVE_GAI_STRERROR=1` (a build setting that
     # says strerror exists) counts nothing.
