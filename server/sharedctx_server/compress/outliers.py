@@ -73,14 +73,17 @@ def _farthest(values: np.ndarray) -> np.ndarray:
     """Per row of `values` (lines by slots), how far its farthest value that stands out in
     its slot is (infinite: one of the few off a slot's one value), 0 where none does. All
     slots at once: one slot at a time, the calls cost more than the arithmetic."""
-    median = np.median(values, axis=0)
+    median = _column_medians(values)
     deviation = np.abs(values - median)
-    mad = np.median(deviation, axis=0)
+    mad = _column_medians(deviation)
     spread = np.abs(median)
     odd = deviation > 0
     odd_count = odd.sum(axis=0)
     few = (mad == 0.0) & (odd_count > 0) & (odd_count <= _FEW)
     tight = (mad != 0.0) & (mad <= _TIGHT * spread)
+    if not (few | tight).any():
+        # Most runs: every slot varies at random (ids, durations), none can hold an outlier.
+        return np.zeros(len(values))
     with np.errstate(divide="ignore", invalid="ignore"):
         far = deviation / (1.4826 * mad)
     stands = tight & (far > _FAR) & (deviation > _RELATIVE * spread)
@@ -88,3 +91,13 @@ def _farthest(values: np.ndarray) -> np.ndarray:
     score = np.where(few & odd, np.inf, score)
     farthest: np.ndarray = score.max(axis=1)
     return farthest
+
+
+def _column_medians(values: np.ndarray) -> np.ndarray:
+    """`np.median(values, axis=0)`, the same numbers (NaN where a column holds one): one sort
+    instead of np.median's checks and partitions, four times faster on the small matrices of
+    a run (a log of short lines asks this of thousands of runs)."""
+    ordered = np.sort(values, axis=0)  # NaN sorts last
+    n = len(ordered)
+    middle = (ordered[(n - 1) // 2] + ordered[n // 2]) / 2
+    return np.where(np.isnan(ordered[-1]), np.nan, middle)
