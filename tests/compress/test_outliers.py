@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 from sharedctx_server.compress import compress
-from sharedctx_server.compress.outliers import MAX_OUTLIERS, standing_out
+from sharedctx_server.compress.outliers import MAX_OUTLIERS, _column_medians, standing_out
 from sharedctx_server.tokens import TokenCounter
 
 
@@ -80,15 +81,11 @@ def test_at_most_a_few_lines_of_a_run_are_kept() -> None:
 
 def test_column_medians_are_numpys() -> None:
     """The sort-based medians equal np.median's, infinities and NaN included."""
-    import numpy as np
-
-    from sharedctx_server.compress.outliers import _column_medians
-
     rng = np.random.default_rng(7)
     for rows in (1, 2, 3, 6, 21):
         values = rng.integers(0, 50, size=(rows, 4)).astype(np.float64)
         values[rng.random((rows, 4)) < 0.1] = np.inf
         values[rng.random((rows, 4)) < 0.05] = np.nan
-        assert np.array_equal(
-            _column_medians(values), np.median(values, axis=0), equal_nan=True
-        ), values
+        assert np.array_equal(_column_medians(values), np.median(values, axis=0), equal_nan=True), (
+            values
+        )
