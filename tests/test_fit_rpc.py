@@ -84,6 +84,36 @@ async def test_fit_picks_the_relevant_entry_within_budget(client: AsyncClient) -
     assert sum(e.tokens for e in result.entries) == result.total_tokens
 
 
+async def test_a_question_naming_an_author_finds_what_that_author_wrote(
+    client: AsyncClient,
+) -> None:
+    """'What did the user ask for?': the user's message says "customers get charged twice",
+    no word of the question; its role names it, the agents' chatter around it does not."""
+    said = [
+        ("user", "", "Customers get charged twice when checkout times out; please fix it."),
+        ("assistant", "planner", "Plan: reproduce with a slow stub, read the retry code, fix it."),
+        ("assistant", "tester", "The flaky refund test fails one run in five; it reads the clock."),
+        ("assistant", "ops", "Metrics move to port 9464; 9090 clashes with Prometheus itself."),
+    ]
+    await client.put_many(
+        NS,
+        [
+            PutItem(
+                key=f"msg/{i}",
+                content=text,
+                kind="message",
+                role=role,
+                agent_id=agent,
+                event_time=T0 + timedelta(minutes=i),
+            )
+            for i, (role, agent, text) in enumerate(said)
+        ],
+    )
+    for query, key in (("what did the user ask for?", "msg/0"), ("what did ops say?", "msg/3")):
+        result = await client.fit(NS, query, 1000, keep_recent=0, explain=True)
+        assert max(result.explain, key=lambda c: c.score).key == key, query
+
+
 async def test_selected_entries_come_back_in_chronological_order_with_ranks(
     client: AsyncClient,
 ) -> None:

@@ -57,6 +57,13 @@ def test_a_program_says_what_it_reports_in_its_subjects_words() -> None:
     assert "disk" in name_terms("tool/out", EntryMeta(tool_name="df"))
 
 
+def test_an_entrys_author_names_it_and_its_tags_and_thread_do_not() -> None:
+    meta = EntryMeta(role="user", agent_id="tester-2", tags=("session-3",), thread="checkout")
+    terms = name_terms("msg/7", meta)
+    assert {"user", "tester"} <= set(terms)
+    assert not {"session", "checkout"} & set(terms)
+
+
 def test_one_echoed_command_names_its_output_and_a_sessions_commands_their_blocks() -> None:
     one = ["$ df -h /", "Filesystem Size Used Avail Use% Mounted on", "/dev/vda 252G 31G 72G 31% /"]
     found = shell_commands(one, [0, 1, 2])

@@ -26,13 +26,25 @@ def echoed_command(text: str) -> str | None:
 
 def name_terms(key: str, meta: EntryMeta) -> list[str]:
     """The BM25 terms that name an entry rather than say what it holds: its key, its tool's
-    name and its kind. A query often says where to look ("the Linux log", "the pytest
-    output"); as terms of the entry and of each of its segments, such words pick the entry's
+    name, its kind and who wrote it (its role and agent). A query often says where to look
+    ("the Linux log", "the pytest output", "what did the user ask?", "what did the tester
+    find?"); as terms of the entry and of each of its segments, such words pick the entry's
     lines over the same line elsewhere, and a word every entry shares (its kind, in a
-    namespace of logs) weighs nothing."""
+    namespace of logs) weighs nothing. Tags and threads are not among them: a caller names
+    those in Fit's filters, and as words they made LoCoMo's turns, tagged with their
+    session's number, longer texts and lost 0.7 points of evidence recall at 500 tokens."""
     kind = meta.kind.hint or ""
     # A tool named for a program (`df`) names what that program reports too (`disk space`).
-    words = f"{key} {meta.tool_name} {command_words(meta.tool_name)} {kind.replace('_', ' ')}"
+    words = " ".join(
+        (
+            key,
+            meta.tool_name,
+            command_words(meta.tool_name),
+            kind.replace("_", " "),
+            meta.role,
+            meta.agent_id,
+        )
+    )
     return list(dict.fromkeys(lexical_terms(words)))
 
 
