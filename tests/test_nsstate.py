@@ -57,6 +57,15 @@ def test_a_program_says_what_it_reports_in_its_subjects_words() -> None:
     assert "disk" in name_terms("tool/out", EntryMeta(tool_name="df"))
 
 
+def test_a_diff_names_its_changed_files_whatever_tool_wrote_it() -> None:
+    """A diff stored by a tool named `git` (no subcommand) or by none: "which file did the
+    fix change?" holds no word of `diff --git a/x.py b/x.py`."""
+    for tool in ("git", ""):
+        terms = set(name_terms("tool/out", EntryMeta(tool_name=tool, compressor="diff")))
+        assert {"fil", "chang"} <= terms, tool  # `file`, `change` as terms
+    assert "fil" not in name_terms("tool/out", EntryMeta(compressor="log"))
+
+
 def test_an_entrys_author_names_it_and_its_tags_and_thread_do_not() -> None:
     meta = EntryMeta(role="user", agent_id="tester-2", tags=("session-3",), thread="checkout")
     terms = name_terms("msg/7", meta)

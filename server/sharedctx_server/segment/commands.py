@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["COMMAND_ECHO", "command_words", "session_prompts"]
+__all__ = ["COMMAND_ECHO", "command_words", "form_words", "session_prompts"]
 
 # A shell prompt and the command after it: `$ make test`, `dev@box:~/app$ make test`.
 COMMAND_ECHO = re.compile(r"^(?:[\w.-]+@[\w.-]+:\S*)?\$ +\S")
@@ -81,6 +81,22 @@ _SUBCOMMANDS: dict[str, dict[str, str]] = {
     "docker": {"ps": "container containers running", "images": "image images"},
     "kubectl": {"top": "cpu memory usage", "logs": "pod log"},
 }
+
+
+# What an output the compressor recognised reports, whichever program wrote it (a tool named
+# `git`, `bash` or nothing): a diff its changed files. Not a listing's `files`: every line of
+# a `find` then met "which file could not be opened?" over the strace that answers it.
+_FORM_WORDS: dict[str, str] = {
+    "diff": "diff patch changes changed files",
+    "blame": _SUBCOMMANDS["git"]["blame"],
+    "tests": "test tests",
+}
+
+
+def form_words(compressor: str) -> str:
+    """The words of what an output compressed by `compressor` (its detected form) reports,
+    or "" for a form that says nothing of its own (a log, a table, JSON, prose)."""
+    return _FORM_WORDS.get(compressor, "")
 
 
 def session_prompts(lines: Sequence[str], starts: Sequence[int]) -> list[int]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from ..fit.lexical import lexical_terms
 from ..model import EntryMeta, Kind
-from ..segment.commands import COMMAND_ECHO, command_words, session_prompts
+from ..segment.commands import COMMAND_ECHO, command_words, form_words, session_prompts
 
 __all__ = ["ShellCommands", "echoed_command", "name_terms", "shell_commands", "turn_role"]
 
@@ -26,7 +26,8 @@ def echoed_command(text: str) -> str | None:
 
 def name_terms(key: str, meta: EntryMeta) -> list[str]:
     """The BM25 terms that name an entry rather than say what it holds: its key, its tool's
-    name, its kind and who wrote it (its role and agent). A query often says where to look
+    name, what its form reports (a diff: changed files), its kind and who wrote it (its role
+    and agent). A query often says where to look
     ("the Linux log", "the pytest output", "what did the user ask?", "what did the tester
     find?"); as terms of the entry and of each of its segments, such words pick the entry's
     lines over the same line elsewhere, and a word every entry shares (its kind, in a
@@ -40,6 +41,7 @@ def name_terms(key: str, meta: EntryMeta) -> list[str]:
             key,
             meta.tool_name,
             command_words(meta.tool_name),
+            form_words(meta.compressor),
             kind.replace("_", " "),
             meta.role,
             meta.agent_id,
