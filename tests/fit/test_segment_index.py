@@ -56,3 +56,28 @@ def test_an_index_changed_entry_by_entry_equals_one_built_at_once(changes: list)
         assert a.dtype == b.dtype and a.tolist() == b.tolist(), column
     for query in (["alpha"], ["error", "retry"], WORDS):
         assert np.allclose(index.bm25(query), fresh.bm25(query))
+
+
+def test_a_mark_adds_nothing_to_the_length_of_its_segment_or_entry() -> None:
+    """`PAM 1 more authentication failure` marked as its log's smallest `PAM` row scores as
+    its unmarked twin for a query that asks for no mark (longer by its marks, it had ranked
+    below the plural lines of another template)."""
+    from sharedctx_server.fit import TermStats
+
+    words = ["pam", "1", "more", "failure", "root"]
+    terms = [words, [*words, "↓", "↓pam"], ["other", "line", "said", "this"]]
+    segments = Segments(
+        np.ones(3, dtype=np.int64),
+        np.asarray([len(t) for t in terms], dtype=np.int64),
+        np.zeros(3),
+        np.full(3, -1, dtype=np.int64),
+    )
+    index = SegmentIndex()
+    index.add(0, segments, terms)
+    scores = index.bm25(["failure", "pam"])
+    assert scores[0] == scores[1] > 0
+    stats = TermStats()
+    for slot, own in enumerate(terms):
+        stats.add(slot, own)
+    scores = stats.bm25_scores(["failure", "pam"], size=3)
+    assert scores[0] == scores[1] > 0

@@ -24,7 +24,8 @@ BM25_B = 0.75
 # term of any text starts with one. A mark says what a line is (the largest row, the minute it
 # was written, the definition of a name, the row a table names), not how much of it is about
 # the query: BM25 counts it as in a text of average length, so that a long record, a
-# traceback or a function's whole hunk, weighs its mark as much as a short line does.
+# traceback or a function's whole hunk, weighs its mark as much as a short line does, and it
+# adds nothing to its text's length (a marked line matches a query's words as its twins do).
 MARK_CHARS = frozenset("↑↓@§¶")
 
 
@@ -70,7 +71,8 @@ class TermStats:
         self.remove(slot)
         counts = Counter(terms)
         self._doc_terms[slot] = counts
-        length = sum(counts.values())
+        # Its words, not its marks (as SegmentIndex counts a segment's length).
+        length = sum(n for term, n in counts.items() if not is_mark(term))
         if slot >= self._doc_len.size:
             grown = np.zeros(max(slot + 1, 2 * self._doc_len.size, 64), dtype=np.float64)
             grown[: self._doc_len.size] = self._doc_len

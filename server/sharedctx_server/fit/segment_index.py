@@ -183,12 +183,18 @@ class SegmentIndex:
         flat = [term for own in segment_terms for term in (*own, *names)]
         ids = {term: self._id(term) for term in dict.fromkeys(flat)}
         term_of = np.fromiter(map(ids.__getitem__, flat), dtype=np.int64, count=len(flat))
-        lengths = np.fromiter(
+        held = np.fromiter(
             (len(own) + len(names) for own in segment_terms),
-            dtype=np.float64,
+            dtype=np.int64,
             count=len(segment_terms),
         )
-        segment_of = np.repeat(np.arange(len(segment_terms), dtype=np.int64), lengths.astype(int))
+        segment_of = np.repeat(np.arange(len(segment_terms), dtype=np.int64), held)
+        # A segment's length counts its words, not its marks: a mark says what the line is
+        # (the smallest `PAM 1 more` of a log, a definition), and as length it made that line
+        # weigh less than its unmarked twins for every query that asks for no mark.
+        mark_ids = [term_id for term, term_id in ids.items() if is_mark(term)]
+        marked = segment_of[np.isin(term_of, mark_ids)] if mark_ids else segment_of[:0]
+        lengths = (held - np.bincount(marked, minlength=held.size)).astype(np.float64)
         width = max(len(segment_terms), 1)
         pairs, counts = np.unique(term_of * width + segment_of, return_counts=True)
         pair_terms = pairs // width
