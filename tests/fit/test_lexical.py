@@ -154,6 +154,11 @@ def test_a_failure_said_in_words_counts_as_its_program_name_too() -> None:
     # Whole words only: `outofmemory` or "segmentation faults" are not the phrase.
     assert "oom" not in lexical_terms("outofmemory")
     assert "segfault" not in lexical_terms("segmentation faults")
+    # A full disk, as people say it, meets `No space left on device`.
+    device = lexical_terms("write failed: No space left on device")
+    for asked in ("when did the disk fill up?", "is the disk full?", "we ran out of disk space"):
+        assert "enospc" in lexical_terms(asked) and "enospc" in device, asked
+    assert "enospc" not in lexical_terms("disk fullness report")
 
 
 def test_the_fraction_of_a_time_of_day_is_not_a_term() -> None:

@@ -160,6 +160,9 @@ _SAME_FAILURE = tuple(
         ("econnreset", r"connection reset"),
         ("epipe", r"broken pipe"),
         ("enospc", r"no space left"),
+        # ... and what people call it: "the disk is full", "when did the disk fill up?".
+        ("enospc", r"disk(?: is full| full| fill)"),
+        ("enospc", r"out of (?:disk )?space"),
         ("eaddrinuse", r"address already in use"),
         ("emfile", r"too many open files"),
     )
