@@ -1025,3 +1025,34 @@ async def test_the_newest_and_oldest_files_of_a_listing_answer_by_their_dates(
     assert "report-final.pdf" in newest.entries[0].content
     oldest = await client.fit(NS, "which file is the oldest?", 80, include_content=True)
     assert "legacy.cfg" in oldest.entries[0].content
+
+
+async def test_why_an_application_failed_brings_the_root_cause_of_its_java_trace(
+    client: AsyncClient,
+) -> None:
+    """Spring's `Application run failed`, then a trace of 50 lines whose last `Caused by:`
+    says what went wrong: the question meets the record, and the record's trace brings its
+    root cause, forty lines below, with it."""
+    frames = [f"\tat org.acme.boot.Step{i}.run(Step{i}.java:{i + 10})" for i in range(30)]
+    lines = [
+        *(f"2026-12-06 10:{i // 60:02d}:{i % 60:02d}.000  INFO 4242 --- [main] o.s.Boot : "
+          f"bean {i} initialised in {i % 7} ms" for i in range(300)),
+        "2026-12-06 10:05:00.000 ERROR 4242 --- [main] o.s.b.SpringApplication : "
+        "Application run failed",
+        "org.springframework.beans.factory.BeanCreationException: Error creating bean "
+        "with name 'entityManagerFactory'",
+        *frames,
+        "Caused by: org.hibernate.exception.JDBCConnectionException: Unable to open JDBC "
+        "Connection for DDL execution",
+        *frames[:12],
+        "Caused by: java.net.ConnectException: Connection refused (Connection refused)",
+        *frames[:8],
+    ]  # fmt: skip
+    await client.put(NS, "log/api-startup", "\n".join(lines), kind="log")
+    await client.put(NS, "note/ci", "CI runs the unit tests on every push.", kind="note")
+    result = await client.fit(
+        NS, "why did the application fail to start?", 400, include_content=True, keep_recent=0
+    )
+    shown = "\n".join(e.content for e in result.entries)
+    assert "Application run failed" in shown
+    assert "Caused by: java.net.ConnectException" in shown

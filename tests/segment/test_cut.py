@@ -650,8 +650,14 @@ def test_blocks_are_headed_by_the_line_that_opens_them() -> None:
         f"TASK [nginx : Restart nginx] {'*' * 40}",
     ]
 
-    # A log has no heads; a heading longer than HEAD_TOKENS heads nothing.
-    assert heads_of(LOG, "log") == []
+    # A log has no heads but the record a trace follows (segment.traces), which heads it; a
+    # heading longer than HEAD_TOKENS heads nothing.
+    assert heads_of(LOG, "log") == [
+        (
+            "java.lang.IllegalStateException: boom",
+            "2024-05-01 10:00:02 INFO worker: job send-digest started",
+        )
+    ]
     long_heading = "# " + "very long heading words " * 20
     assert heads_of(f"{long_heading}\n\nfirst paragraph\n\nsecond\n", "document") == []
 

@@ -38,10 +38,11 @@ from .commands import session_prompts
 from .config import DEFAULT_SEGMENTS, SegmentConfig
 from .diff_parts import diff_heads, diff_starts, looks_like_diff
 from .groups import at_most, capped, json_cut_short, json_items, outlined, paragraphs, short_runs
-from .heads import segment_heads
+from .heads import HEAD_TOKENS, segment_heads
 from .json_parts import json_heads, with_item_names
 from .lines import excerpt_view, text_lines
 from .records import flush_left, records
+from .traces import root_cause_errors, trace_heads, trace_runs
 
 __all__ = ["Segmenter", "cut_segments"]
 
@@ -114,16 +115,19 @@ def cut_segments(
     tokens = [
         c + (joined_cost(t) if i else 0) for i, (t, c) in enumerate(zip(texts, counts, strict=True))
     ]
+    traces = trace_runs(view, starts)
     if shape == "json":
         heads = json_heads(starts, tokens, items, names)
     elif diff:
         heads = diff_heads(view, starts, tokens)
     else:
         heads = segment_heads(view, starts, tokens)
+        trace_heads(traces, tokens, heads, HEAD_TOKENS)
+    errors = root_cause_errors(view, starts, traces, error_indicators(texts))
     return Segments(
         lines=np.diff(np.asarray(bounds, dtype=np.int64)).astype(np.int64),
         tokens=np.asarray(tokens, dtype=np.int64),
-        errors=np.asarray(error_indicators(texts), dtype=np.float64),
+        errors=np.asarray(errors, dtype=np.float64),
         heads=np.asarray(heads, dtype=np.int64),
         in_compressed=_in_compressed(lines, bounds, compressed),
     )
