@@ -14,7 +14,9 @@ allows, so these are found once, at Put:
 - and a segment still without a head is headed by the label above it that it is indented
   under (`    Environment:` over `      DATABASE_URL: ...` in `kubectl describe`, `Limits:`,
   `Conditions:`; a YAML key over its block; a `def f(x):` line over the lines of its body).
-A head is a segment of at most HEAD_TOKENS tokens; a longer one would cost more than it says.
+A stack trace cut into several segments is headed by the record that logged it, which
+segment.traces finds beside these (cut.py). A head is a segment of at most HEAD_TOKENS
+tokens; a longer one would cost more than it says.
 """
 
 from __future__ import annotations
