@@ -3,10 +3,10 @@ carrying its strongest error."""
 
 from __future__ import annotations
 
-from sharedctx_server.segment import SegmentConfig, cut_segments
-from sharedctx_server.tokens import TokenCounter
+from sharedctx_server.fit import Segments
 
-TOKENS = TokenCounter("o200k_base")
+from .test_cut import cut as cut_text
+
 FRAMES = [f"\tat org.acme.boot.Step{i}.run(Step{i}.java:{i + 10})" for i in range(30)]
 RECORD = "2026-12-06 10:06:22.150 ERROR 4242 --- [main] o.s.b.SpringApplication : Run failed"
 TRACE = [
@@ -19,19 +19,11 @@ TRACE = [
 ]
 
 
-def cut(lines: list[str]):  # type: ignore[no-untyped-def]
-    text = "\n".join(lines)
-    segments = cut_segments(
-        text,
-        kind="log",
-        tool_name=None,
-        original_tokens=TOKENS.count(text),
-        count_tokens=TOKENS.count,
-        config=SegmentConfig(min_tokens=0),
-    )
+def cut(lines: list[str]) -> tuple[Segments, list[str]]:
+    """The log's segments, and the first line of each."""
+    segments = cut_text("\n".join(lines))
     assert segments is not None
-    firsts = [lines[s] for s in segments.starts.tolist()]
-    return segments, firsts
+    return segments, [lines[s] for s in segments.starts.tolist()]
 
 
 def test_the_record_that_logged_a_trace_heads_its_segments_and_its_root_cause_is_strongest() -> (
