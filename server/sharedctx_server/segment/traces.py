@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import groupby
 
 from ..compress.frames import find_frames
 
@@ -20,7 +21,9 @@ __all__ = ["root_cause_errors", "trace_heads", "trace_runs"]
 
 # The lines of a trace that are no frame: a cause, a suppressed exception, elided frames.
 _CAUSE = re.compile(r"^[ \t]*Caused by: ")
-_TRACE_LINE = re.compile(r"^[ \t]*(?:Caused by: |Suppressed: |\.\.\. \d+ (?:more|common frames))")
+_TRACE_LINE = re.compile(
+    rf"{_CAUSE.pattern}|^[ \t]*(?:Suppressed: |\.\.\. \d+ (?:more|common frames))"
+)
 # The exception a Java trace opens with, at the start of its line (a log record that the
 # trace follows opens with its time instead, and is no part of it).
 _EXCEPTION = re.compile(r"^[A-Za-z_$][\w$.]*(?:Exception|Error|Throwable)\b")
@@ -48,16 +51,13 @@ def _trace_segments(lines: list[str], starts: Sequence[int]) -> list[bool]:
 
 def trace_runs(lines: list[str], starts: Sequence[int]) -> list[range]:
     """The runs of consecutive segments (first lines `starts`) that make one stack trace."""
-    flags = _trace_segments(lines, starts)
-    runs: list[range] = []
-    k = 0
-    while k < len(flags):
-        end = k
-        while end < len(flags) and flags[end]:
-            end += 1
-        if end > k:
-            runs.append(range(k, end))
-        k = end + 1
+    runs = []
+    at = 0
+    for in_trace, group in groupby(_trace_segments(lines, starts)):
+        count = len(list(group))
+        if in_trace:
+            runs.append(range(at, at + count))
+        at += count
     return runs
 
 
