@@ -224,17 +224,16 @@ def _run_lines(records: list[_Record], i: int, j: int, shown: set[int]) -> tuple
 
 
 def _outliers(
-    prints: list[int], i: int, j: int, templates: list[int], records: list[_Record]
+    prints: npt.NDArray[np.uint64], i: int, j: int, templates: list[int], records: list[_Record]
 ) -> list[int]:
     """The records of the run records[i:j] whose numbers stand out among the lines of their
-    template (outliers.py): each line is of the template its fingerprint is nearest to."""
+    template (outliers.py): each line is of the template its fingerprint is nearest to (the
+    first of them on a tie)."""
     if len(templates) == 1:
         groups = [0] * (j - i)  # most runs: one template, nothing to choose
     else:
-        groups = [
-            min(range(len(templates)), key=lambda t: (prints[templates[t]] ^ prints[k]).bit_count())
-            for k in range(i, j)
-        ]
+        distances = np.bitwise_count(prints[i:j, None] ^ prints[templates][None, :])
+        groups = distances.argmin(axis=1).tolist()
     return [i + k for k in standing_out([r.line for r in records[i:j]], groups)]
 
 
@@ -255,7 +254,7 @@ def _collapse_runs(
         if length >= config.min_run and length >= 2 * len(templates) + 1:
             kept_with_context = any(records[t].notable for t in templates)
             lines = _run_lines(
-                records, i, j, {*templates, j - 1, *_outliers(plain, i, j, templates, records)}
+                records, i, j, {*templates, j - 1, *_outliers(prints, i, j, templates, records)}
             )
             span = sum(r.span for r in records[i:j])
             units.append(_Unit(lines, span, i, kept_with_context, pinned=False))
