@@ -175,6 +175,40 @@ def test_du_of_folders_counts_entries_and_takes_sizes_from_du(token_counter: Tok
     assert any(line.startswith("lib/pkg3/ (12 entries, 166K): ") for line in out)
 
 
+def test_a_deep_du_nests_folders_under_the_long_path_they_share(
+    token_counter: TokenCounter,
+) -> None:
+    # A package store's folders sit eight levels down, and the path they share was most of
+    # every line of the form (46% saved on `du -h /usr/lib`).
+    base = "/usr/lib/google-cloud-sdk/lib/surface/compute"
+    lines = []
+    for g in range(3):
+        for leaf in range(8):
+            lines.append(f"{8 + leaf}K\t{base}/command_group_{g}/command_{leaf}/__pycache__")
+            lines.append(f"{20 + leaf}K\t{base}/command_group_{g}/command_{leaf}")
+            lines.append(f"{4 + leaf}K\t{base}/command_group_{g}/command_{leaf}/testdata")
+        lines.append(f"{200 + g}K\t{base}/command_group_{g}")
+    lines.append(f"3.1M\t{base}")
+    lines += ["12K\t/usr/lib/python3/dist-packages", "16K\t/usr/lib/python3"]  # root: /usr/lib
+    text = "\n".join(lines)
+    result = compress(text, count_tokens=token_counter.count, tool_name="du")
+    assert result.compressor == "listing"
+    out = result.text.split("\n")
+    assert "an indented path continues the one above it" in out[0]
+    group = out.index("  command_group_1/")
+    assert out[group - 1 : group + 3] == [
+        "    command_7/ (2 entries, 27K): __pycache__ [15K] testdata [11K]",
+        "  command_group_1/",
+        "    command_0/ (2 entries, 20K): __pycache__ [8K] testdata [4K]",
+        "    command_1/ (2 entries, 21K): __pycache__ [9K] testdata [5K]",
+    ]
+    assert out[1] == "google-cloud-sdk/lib/surface/compute/"
+    assert out[-1] == "python3/ (1 entry, 16K): dist-packages [12K]"
+    short = text.replace(f"{base}/command_group_", "/c/g")
+    flat = compress(short, count_tokens=token_counter.count, tool_name="du")
+    assert "indented" not in flat.text  # short paths stay as they are
+
+
 def test_env_output_is_not_a_listing(token_counter: TokenCounter) -> None:
     # `HOME=/root` is one word with slashes, like a line of `find`: read as one, the form
     # said `HOME=/ (1 file): root`.

@@ -19,6 +19,7 @@ Each folder becomes `path/ (12 files, 3 dirs, 4.1M): name name dir/ link -> targ
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from .listing_names import MIN_BRACE, Usual, braced, display_items, extension, stems, usual_of
 from .listing_parse import (
@@ -31,6 +32,7 @@ from .listing_parse import (
     parse_listing,
 )
 from .markers import form_header, omitted_marker
+from .path_tree import FolderLine, nest_paths
 from .plan import Attempt, Plan
 from .source import Source
 from .whitespace import collapse_ws
@@ -53,6 +55,7 @@ class _Renderer:
         self.omitted = 0
         self.mirrored = 0
         self.shared = 0  # folders written on a line shared with same-named siblings
+        self.nested = 0  # folder lines written under a path they share (path_tree.py)
         self.root = self._root()
         self._stems: dict[str, set[str]] = {}  # folder path -> its files' stems
         # du: each listed folder's own total, by folder key (a folder is an entry of its
@@ -113,10 +116,10 @@ class _Renderer:
         names = self._names(folder, named) if named else ""
         return facts, names, [i.line for i in folder.items if isinstance(i, Other)]
 
-    def line(self, path: str, facts: list[str], names: str) -> str:
-        """`path/ (facts): names`."""
-        head = f"{path} ({', '.join(facts) or 'empty'})"
-        return f"{head}: {names}" if names else head
+    def line(self, path: str, facts: list[str], names: str, kept: Sequence[str] = ()) -> FolderLine:
+        """`path/ (facts): names`, and the lines kept under it."""
+        rest = f" ({', '.join(facts) or 'empty'})"
+        return FolderLine(path, f"{rest}: {names}" if names else rest, tuple(kept))
 
     def body(self) -> list[str]:
         """Every folder's line; sibling folders with the same names share one line."""
@@ -132,7 +135,7 @@ class _Renderer:
             if len(members) >= MIN_BRACE:
                 grouped[members[0]] = members
         skip = {m for members in grouped.values() for m in members[1:]}
-        out: list[str] = []
+        out: list[FolderLine] = []
         for path, (facts, names, others) in rendered.items():
             folder = self.listing.folders[path]
             if path in skip or (not names and not others and self._passing(folder)):
@@ -145,9 +148,9 @@ class _Renderer:
                 each = [f for f in facts if not f[:1].isdigit() or "file" in f or "dir" in f]
                 out.append(self.line(f"{parent}{{{leaves}}}/", [*each, "each"], names))
                 continue
-            out.append(self.line(self._path(path), facts, names))
-            out += others
-        return out
+            out.append(self.line(self._path(path), facts, names, others))
+        lines, self.nested = nest_paths(out)
+        return lines
 
     def _file_stems(self, folder: Folder) -> set[str]:
         """The stems of a folder's files, read once: each of its sub-folders asks for them."""
@@ -236,6 +239,8 @@ class _Renderer:
             )
         else:
             parts.append("one line per folder")
+        if self.nested:
+            parts.append("an indented path continues the one above it")
         if self.mirrored:
             parts.append(f"{self.mirrored:,} files named after their parent folder's counted")
         if self.omitted:
