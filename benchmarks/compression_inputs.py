@@ -148,6 +148,27 @@ mod tests {
 }
 """
 
+
+def cargo_warnings_main(functions: int = 40) -> str:
+    """A Rust program that builds with a warning or three per function (unused imports,
+    variables and `mut`) and a type error in a few: what `cargo build` prints while a
+    program is being written."""
+    out = ["use std::collections::HashMap;", "use std::fs::File;", "use std::io::Read;", ""]
+    for i in range(functions):
+        out += [
+            f"fn helper_{i}(input: i64, label_{i}: &str) -> i64 {{",
+            f"    let mut total_{i} = input * {i};",
+            f"    let scratch_{i} = {i};",
+        ]
+        if i % 9 == 3:
+            out.append(f'    let wrong: i64 = "text {i}";')
+        if i % 11 == 5:
+            out.append("    let v: Vec<i64> = vec![1, 2]; let s: String = v;")
+        out += [f"    input + {i}", "}", ""]
+    out += ["fn main() {", '    println!("{}", helper_1(2, "x"));', "}", ""]
+    return "\n".join(out)
+
+
 C_SOURCES = {
     "util.c": """
 #include <stdio.h>

@@ -466,9 +466,33 @@ def _documents(c: _Collector) -> None:
         )
 
 
+def _diagnostics(c: _Collector) -> None:
+    crate = c.tmp / "inventory"
+    c.write("inventory/Cargo.toml", inputs.CARGO_TOML.replace("ringbuf", "inventory"))
+    c.write("inventory/src/main.rs", inputs.cargo_warnings_main())
+    c.add(
+        "cargo build (errors)",
+        "diagnostics",
+        "cargo build --offline (warnings and type errors)",
+        lambda: run(["cargo", "build", "--offline"], cwd=crate, stream="both"),
+        needs="cargo",
+    )
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    c.add(
+        "ruff check (full)",
+        "diagnostics",
+        "ruff check --select E,F,W,B,UP,SIM email (the standard library's, full format)",
+        lambda: run(
+            ["ruff", "check", "--no-cache", "--select", "E,F,W,B,UP,SIM", "email"], cwd=stdlib
+        ),
+        needs="ruff",
+    )
+
+
 def collect(tmp: Path, repo: Path) -> tuple[list[Sample], list[str]]:
     """Run every program; return the samples and notes on what was skipped."""
     c = _Collector(tmp, repo)
-    for group in (_listings, _tables, _diffs, _searches, _tests, _logs, _documents):
+    groups = (_listings, _tables, _diffs, _searches, _tests, _logs, _diagnostics, _documents)
+    for group in groups:
         group(c)
     return c.samples, c.notes

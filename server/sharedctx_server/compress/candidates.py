@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from .blame import plan_blame
 from .detect import detect_lines, is_settings
+from .diagnostics import plan_diagnostics
 from .diff import plan_diff
 from .error_lines import JudgedLines
 from .grep import plan_grep
@@ -45,6 +46,7 @@ _STRUCTURAL: tuple[Callable[[Source], Plan | None], ...] = (
     plan_diff,
     plan_blame,
     plan_grep,
+    plan_diagnostics,
     plan_yaml,
     plan_tests,
     plan_source,
@@ -58,7 +60,7 @@ _STRUCTURAL: tuple[Callable[[Source], Plan | None], ...] = (
 # For search results the log compressor would be wrong too: each line is a match the search
 # asked for, and its sizer kept 7 of `git grep -C2`'s 53 matches.
 _LINE_STRUCTURES = frozenset(
-    {"listing", "table", "diff", "blame", "grep", "yaml", "tests", "source"}
+    {"listing", "table", "diff", "blame", "grep", "diagnostics", "yaml", "tests", "source"}
 )
 # Structures whose compressor promises to keep parts whole: when it saves nothing, the log
 # compressor does not run after all, since its sizer would cut them (a short pytest report

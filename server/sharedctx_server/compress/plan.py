@@ -15,6 +15,7 @@ CompressorName = Literal[
     "diff",
     "blame",
     "grep",
+    "diagnostics",
     "yaml",
     "tests",
     "source",
