@@ -111,24 +111,30 @@ def _parse(lines: list[str]) -> tuple[list[_Finding | int], int]:
     current: _Finding | None = None
     understood = 0
     in_note = False  # the last line was a note in the gutter, which may go on indented
+    in_sub = False  # a `help:` or `note:` of the finding began: its places are its own
     for i, line in enumerate(lines):
         if current is not None and _NOTE.match(line):
             # rustc's `help:` and `note:` under an error are its own, places and frames too.
             current.rest.append(i)
             understood += 1
-            in_note = False
+            in_note, in_sub = False, True
             continue
         opened = _opens(lines, i)
         if opened is not None:
             current = opened
             items.append(current)
             understood += 1
+            in_note = in_sub = False
             continue
         if current is not None:
             place = _PLACE.match(line)
-            if place is not None:
+            if place is not None and not in_sub:
                 current.places.append(place["place"])
                 current.place_lines.append(i)
+                understood += 1
+                continue
+            if place is not None:
+                current.rest.append(i)  # where a note points: left out with the note
                 understood += 1
                 continue
             # rustc's `   = note: expected struct `String`` goes on as `      found struct ...`.
