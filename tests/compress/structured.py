@@ -179,6 +179,41 @@ def html_pages(draw: st.DrawFn) -> str:
     )
 
 
+_RULES = st.sampled_from(["F401 [*]", "E501", "D100", "B904", "SIM102", "UP006"])
+_SEVERITIES = st.sampled_from(["warning", "warning", "error", "error[E0308]", "warning"])
+
+
+@st.composite
+def diagnostics(draw: st.DrawFn) -> str:
+    """Compiler and linter findings with code frames (rustc, ruff, gcc), notes, suggested
+    fixes, lines between them, error lines in their frames and elsewhere."""
+    out: list[str] = []
+    for _ in range(draw(st.integers(3, 25))):
+        path = f"src/{draw(_NAME)}.{draw(st.sampled_from(['rs', 'py', 'c']))}"
+        row, col = draw(st.integers(1, 400)), draw(st.integers(1, 80))
+        name = draw(_NAME)
+        style = draw(st.integers(0, 2))
+        if style == 0:
+            out.append(f"{draw(_SEVERITIES)}: unused variable: `{name}`")
+            out.append(f"  --> {path}:{row}:{col}")
+        elif style == 1:
+            out.append(f"{draw(_RULES)} `{name}` imported but unused ({row} > 100)")
+            out.append(f"--> {path}:{row}:{col}")
+        else:
+            severity = draw(st.sampled_from(["warning", "error", "note"]))
+            out.append(f"{path}:{row}:{col}: {severity}: unused variable ‘{name}’")
+        quoted = draw(st.one_of(st.just(f"let {name} = {row};"), error_lines))
+        out += ["   |", f"{row} |     {quoted}", f"   |     {'^' * len(name)} label"]
+        if draw(st.booleans()):
+            out += ["   |", f"   = note: `{name}` is never read"]
+        if draw(st.booleans()):
+            out += [f"help: remove `{name}`", f"{row} - {quoted}", f"{row} + _{name}"]
+        if draw(st.integers(0, 4)) == 0:
+            out.append(draw(st.one_of(error_lines, noise_lines)))
+        out.append("")
+    return "\n".join(out)
+
+
 STRUCTURED = st.one_of(
     ls_lr(),
     find_paths(),
@@ -188,4 +223,5 @@ STRUCTURED = st.one_of(
     pytest_reports(),
     python_sources(),
     html_pages(),
+    diagnostics(),
 )
