@@ -214,6 +214,32 @@ def diagnostics(draw: st.DrawFn) -> str:
     return "\n".join(out)
 
 
+_CHANGES = st.sampled_from(["modified", "new file", "deleted", "renamed", "both modified"])
+
+
+@st.composite
+def git_statuses(draw: st.DrawFn) -> str:
+    """`git status`, long or short, with hints, untracked folders and now and then an error
+    line (a folder git could not read)."""
+    out = ["On branch main"]
+    if draw(st.booleans()):
+        for code in draw(st.lists(st.sampled_from([" M", "A ", "??", "D ", "MM"]), min_size=8)):
+            out.append(f"{code} src/{draw(_NAME)}/{draw(file_names())}")
+        return "\n".join(out[1:])
+    for heading in (
+        "Changes to be committed:",
+        "Changes not staged for commit:",
+        "Untracked files:",
+    ):
+        out += ["", heading, '  (use "git add <file>..." to update what will be committed)']
+        for _ in range(draw(st.integers(0, 30))):
+            path = f"src/{draw(_NAME)}/{draw(file_names())}"
+            out.append(f"\t{path}" if heading[0] == "U" else f"\t{draw(_CHANGES)}:   {path}")
+        if draw(st.integers(0, 5)) == 0:
+            out.append(draw(st.one_of(error_lines, noise_lines)))
+    return "\n".join(out)
+
+
 STRUCTURED = st.one_of(
     ls_lr(),
     find_paths(),
@@ -224,4 +250,5 @@ STRUCTURED = st.one_of(
     python_sources(),
     html_pages(),
     diagnostics(),
+    git_statuses(),
 )

@@ -220,8 +220,8 @@ def test_describe() -> None:
     assert describe(same) == "none: 42 tokens, stored as is"
     assert same.token_density == 1.0
     assert set(COMPRESSORS) == {
-        "json", "listing", "table", "diff", "blame", "grep", "diagnostics", "yaml", "tests",
-        "source", "markup", "log", "stacktrace", "text", "none",
+        "json", "listing", "table", "diff", "status", "blame", "grep", "diagnostics", "yaml",
+        "tests", "source", "markup", "log", "stacktrace", "text", "none",
     }  # fmt: skip
 
 

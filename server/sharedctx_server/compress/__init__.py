@@ -9,6 +9,7 @@ Compressors compete (candidates.py, choose.py; docs/compression.md): "json" alon
 document (the adaptive sizer's number of items of large arrays, valid JSON with markers);
 else the structural compressors that understand most of the lines, "listing" (ls, find,
 tree, du), "table" (ps, kubectl, docker, pip list, CSV/TSV), "diff" (diffs, git log),
+"status" (git status),
 "blame" (git blame), "grep" (search results: grep -rn, git grep -n), "diagnostics"
 (compiler and linter findings with code frames: cargo, ruff, gcc), "yaml" (YAML
 documents: kubectl get -o yaml, manifests), "tests" (test runners' reports), "source" (an

@@ -33,6 +33,7 @@ from .outline import plan_source
 from .plan import Attempt, CompressorName, Plan
 from .source import Source
 from .stacktrace import compress_stacktrace
+from .status import plan_status
 from .table import plan_table
 from .testreport import plan_tests
 from .wording import counted
@@ -44,6 +45,7 @@ _STRUCTURAL: tuple[Callable[[Source], Plan | None], ...] = (
     plan_listing,
     plan_table,
     plan_diff,
+    plan_status,
     plan_blame,
     plan_grep,
     plan_diagnostics,
@@ -60,7 +62,18 @@ _STRUCTURAL: tuple[Callable[[Source], Plan | None], ...] = (
 # For search results the log compressor would be wrong too: each line is a match the search
 # asked for, and its sizer kept 7 of `git grep -C2`'s 53 matches.
 _LINE_STRUCTURES = frozenset(
-    {"listing", "table", "diff", "blame", "grep", "diagnostics", "yaml", "tests", "source"}
+    {
+        "listing",
+        "table",
+        "diff",
+        "status",
+        "blame",
+        "grep",
+        "diagnostics",
+        "yaml",
+        "tests",
+        "source",
+    }
 )
 # Structures whose compressor promises to keep parts whole: when it saves nothing, the log
 # compressor does not run after all, since its sizer would cut them (a short pytest report
@@ -69,6 +82,8 @@ _LINE_STRUCTURES = frozenset(
 # of long traces (cargo's backtraces through the standard library).
 _KEPT_WHOLE = {
     "tests": "a test report's failures stay whole (its sizer would cut them)",
+    # Its paths are what a status is read for: it folded 29 staged files into a count.
+    "status": "a status's paths stay (its sizer would fold them into counts)",
     # Its similar lines differ in their values: it folded a NetworkPolicy's ports away.
     "yaml": "a YAML document's values stay (it would fold lines that differ only in them)",
     # A header or a stub is all declarations: the outline saves little, and the log

@@ -13,6 +13,7 @@ CompressorName = Literal[
     "listing",
     "table",
     "diff",
+    "status",
     "blame",
     "grep",
     "diagnostics",
