@@ -212,6 +212,55 @@ def _diffs(c: _Collector) -> None:
     )
 
 
+def _worked_tree(c: _Collector) -> Path | None:
+    """A repository in the middle of a change: a copy of this package's sources committed,
+    then a third of them edited, some deleted, new ones staged and others left untracked
+    (what `git status` shows an agent halfway through a refactor)."""
+    if not have("git"):
+        c.notes.append("git status: git not installed; skipped")
+        return None
+    root = c.tmp / "worktree"
+    sources = sorted((c.repo / "server" / "sharedctx_server").rglob("*.py"))
+    for i, path in enumerate(sources):
+        c.write(f"worktree/{path.relative_to(c.repo)}", f"# {i}\n")
+    git = ["git", "-C", str(root), "-c", "user.email=bench@example.com", "-c", "user.name=bench"]
+    run([*git, "init", "-q"])
+    run([*git, "add", "-A"])
+    run([*git, "commit", "-q", "-m", "base"])
+    for i, path in enumerate(sources):
+        target = root / path.relative_to(c.repo)
+        if i % 3 == 0:
+            target.write_text(f"# {i} edited\n", encoding="utf-8")
+        elif i % 11 == 1:
+            target.unlink()
+    for i in range(12):
+        c.write(f"worktree/server/sharedctx_server/fit/new_part_{i}.py", "# new\n")
+    run([*git, "add", "server/sharedctx_server/fit"])
+    for i in range(6):
+        c.write(f"worktree/scratch/notes_{i}.md", "notes\n")
+    return root
+
+
+def _statuses(c: _Collector) -> None:
+    root = _worked_tree(c)
+    if root is None:
+        return
+    c.add(
+        "git status",
+        "status",
+        "git status (a refactor halfway: edits, deletions, new and untracked files)",
+        lambda: run(["git", "-C", str(root), "status"]),
+        tool="git",
+    )
+    c.add(
+        "git status --short",
+        "status",
+        "git status --short (the same tree)",
+        lambda: run(["git", "-C", str(root), "status", "--short"]),
+        tool="git",
+    )
+
+
 def _searches(c: _Collector) -> None:
     git = _git(c, "searches")
     if git is None:
@@ -492,7 +541,17 @@ def _diagnostics(c: _Collector) -> None:
 def collect(tmp: Path, repo: Path) -> tuple[list[Sample], list[str]]:
     """Run every program; return the samples and notes on what was skipped."""
     c = _Collector(tmp, repo)
-    groups = (_listings, _tables, _diffs, _searches, _tests, _logs, _diagnostics, _documents)
+    groups = (
+        _listings,
+        _tables,
+        _diffs,
+        _statuses,
+        _searches,
+        _tests,
+        _logs,
+        _diagnostics,
+        _documents,
+    )
     for group in groups:
         group(c)
     return c.samples, c.notes
