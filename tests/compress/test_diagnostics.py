@@ -163,6 +163,23 @@ def test_gcc_warnings_keep_their_lines_and_lose_their_frames(token_counter: Toke
     assert missing_error_lines(text, result.text) == []
 
 
+def test_runs_of_alike_lines_between_findings_are_counted(token_counter: TokenCounter) -> None:
+    # A real project's build names every crate it compiles before the first warning.
+    crates = [f"   Compiling crate_{i} v1.{i}.0" for i in range(40)]
+    crates.insert(20, "warning: crate_9 uses a deprecated feature")
+    text = "\n".join([*crates, _cargo()])
+    out = compress(text, count_tokens=token_counter.count).text.split("\n")
+    assert out[1:6] == [
+        "   Compiling crate_0 v1.0.0",
+        "[... 18 similar lines]",
+        "   Compiling crate_19 v1.19.0",
+        "warning: crate_9 uses a deprecated feature",  # a warning is never folded
+        "   Compiling crate_20 v1.20.0",
+    ]
+    assert out[6:8] == ["[... 19 similar lines]", "   Compiling ringbuf v0.1.0 (/work/ringbuf)"]
+    assert "runs of alike lines between findings counted" in out[0]
+
+
 def test_many_places_are_counted_past_the_cap(token_counter: TokenCounter) -> None:
     blocks = [
         f"D103 Missing docstring in public function\n--> pkg/mod_{i}.py:{i + 1}:5\n"

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .markers import form_header, omitted_marker
+from .markers import form_header, omitted_marker, similar_marker
 from .plan import Attempt, Plan
 from .shapes import SOURCE_GUTTER
 from .source import Source
@@ -71,6 +71,8 @@ _PLACED_ANYWHERE = re.compile(_PLACED_HEAD.pattern, re.MULTILINE)
 _PROBE_CHARS = 20_000
 # Findings that make this a diagnostics output at all.
 _MIN_FINDINGS = 3
+# Lines between findings that start with one word, in a row, before they are folded.
+_MIN_ALIKE = 5
 # Places written under one shared heading at most; the rest are counted.
 _MAX_PLACES = 60
 
@@ -189,6 +191,7 @@ class _Renderer:
         self.items = items
         self.frames_dropped = 0
         self.merged = 0
+        self.folded_lines = 0
 
     def kept_anyway(self, index: int) -> bool:
         """A line of a finding's frame that carries an error stays (error lines are never
@@ -227,11 +230,14 @@ class _Renderer:
     def render(self) -> list[str]:
         first = self.groups()
         out: list[str] = []
+        between: list[int] = []  # lines between findings not written yet
         for item in self.items:
             if isinstance(item, int):
                 if self.lines[item].strip():
-                    out.append(self.lines[item])
+                    between.append(item)
                 continue
+            out += self.folded(between)
+            between = []
             if item.error or not item.places:
                 out += [self.lines[i] for i in sorted([item.head, *item.place_lines, *item.rest])]
                 continue
@@ -240,6 +246,31 @@ class _Renderer:
             if group is None:
                 continue  # written with the first finding of its group
             out += self.group_lines(group)
+        return out + self.folded(between)
+
+    def folded(self, run: list[int]) -> list[str]:
+        """Lines between findings as written, but for runs of _MIN_ALIKE or more that start
+        with one word (cargo's `Compiling serde v1.0.188` for each of 200 crates, make's
+        `cc -c` for each file), which keep their first and last line around a count. A line
+        that carries an error or a warning is never folded."""
+        out: list[str] = []
+        i = 0
+        while i < len(run):
+            key = self.lines[run[i]].split(maxsplit=1)[0]
+            j = i
+            while (
+                j < len(run)
+                and self.lines[run[j]].split(maxsplit=1)[0] == key
+                and not self.source.judged.is_notable(self.lines[run[j]])
+            ):
+                j += 1
+            if j - i >= _MIN_ALIKE:
+                self.folded_lines += j - i - 2
+                out += [self.lines[run[i]], similar_marker(j - i - 2), self.lines[run[j - 1]]]
+                i = j
+            else:
+                out.append(self.lines[run[i]])
+                i += 1
         return out
 
     def group_lines(self, group: _Group) -> list[str]:
@@ -289,6 +320,8 @@ def _summary(items: list[_Finding | int], renderer: _Renderer) -> str:
         )
     if renderer.frames_dropped:
         parts.append(f"{renderer.frames_dropped:,} lines of code frames, notes and fixes omitted")
+    if renderer.folded_lines:
+        parts.append("runs of alike lines between findings counted")
     return form_header("; ".join(parts))
 
 
@@ -312,6 +345,8 @@ def _render(source: Source, lines: list[str], items: list[_Finding | int]) -> At
     renderer = _Renderer(source, lines, items)
     body = renderer.render()
     dropped = ["the code frames, notes and suggested fixes of findings that are not errors"]
+    if renderer.folded_lines:
+        dropped.append("runs of alike lines between findings (counted)")
     if renderer.merged:
         dropped.append("repeated headings of one rule (their places kept beside one)")
     return Attempt("\n".join([_summary(items, renderer), *body]), tuple(dropped))
