@@ -136,6 +136,35 @@ def test_ruff_findings_of_one_rule_share_a_heading(token_counter: TokenCounter) 
     assert trials["diagnostics"].outcome == "chosen"
 
 
+def test_one_line_findings_group_by_rule_under_the_folder_they_share(
+    token_counter: TokenCounter,
+) -> None:
+    # ruff's concise format (flake8's and pylint's alike): the place, then the rule.
+    root = "/home/dev/projects/shop/src/shop"
+    modules = ("os", "re", "io", "sys", "json", "time", "math", "uuid")
+    lines = [
+        f"{root}/api/orders.py:{n}:1: D103 Missing docstring in public function" for n in (4, 9)
+    ]
+    lines += [f"{root}/db/{m}.py:1:8: F401 [*] `{m}` imported but unused" for m in modules]
+    lines += [
+        f"{root}/api/cart.py:{n}:101: E501 Line too long ({n + 100} > 100)" for n in range(10)
+    ]
+    lines += ["Found 20 errors.", "[*] 8 fixable with the `--fix` option."]
+    text = "\n".join(lines)
+    result = compress(text, count_tokens=token_counter.count, tool_name="ruff")
+    assert result.compressor == "diagnostics"
+    out = result.text.split("\n")
+    assert out[0].endswith(f", in {root}/; Get with full=true for all]")
+    at = out.index("F401 [*] `…` imported but unused")  # every module named at its place
+    assert out[at + 1 : at + 1 + len(modules)] == [f"  db/{m}.py: 1:8 `{m}`" for m in modules]
+    at = out.index("D103 Missing docstring in public function")
+    assert out[at + 1] == "  api/orders.py: 4:1, 9:1"
+    at = out.index("E501 Line too long (… > 100)")
+    assert out[at + 1].startswith("  api/cart.py: 0:101 100, 1:101 101, 2:101 102, ")
+    assert out[-2:] == lines[-2:]
+    assert missing_error_lines(text, result.text) == []
+
+
 def test_gcc_warnings_keep_their_lines_and_lose_their_frames(token_counter: TokenCounter) -> None:
     out = []
     for i in range(8):

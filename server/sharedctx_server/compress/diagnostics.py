@@ -47,6 +47,9 @@ _NOTE = re.compile(r"^(?:help|note|info|hint): \S")
 _PLACED_HEAD = re.compile(
     r"^(?P<place>[^\s:][^:]*:\d+(?::\d+)?): (?P<severity>fatal error|error|warning|note): \S"
 )
+# A linter's finding on one line, its place first (ruff's concise format, flake8, pylint:
+# `app/main.py:1:8: F401 [*] `os` imported but unused`).
+_PLACED_RULE = re.compile(r"^(?P<place>[^\s:][^:]*:\d+(?::\d+)?):? (?P<rule>[A-Z]{1,4}\d{2,4}\b)")
 # Where a finding is: `  --> src/main.rs:26:22` (a second place: `  ::: src/lib.rs:3:1`).
 _PLACE = re.compile(r"^\s*(?P<arrow>-->|:::) ?(?P<place>\S.*?)\s*$")
 # A line of the quoted source and its markers, a note in the gutter (`   = note: ...`), an
@@ -67,12 +70,17 @@ _FILE_AT = re.compile(r"^(?P<file>.+?):(?P<at>\d+(?::\d+)?)$")
 # What may differ between the headings of one rule's findings: what they quote between
 # backticks and their numbers (`Line too long (107 > 100)`).
 _SLOT = re.compile(r"`[^`\n]*`|\b\d+(?:\.\d+)?\b")
-_PLACED_ANYWHERE = re.compile(_PLACED_HEAD.pattern, re.MULTILINE)
+_PLACED_ANYWHERE = re.compile(
+    "|".join(re.sub(r"\?P<\w+>", "", p.pattern) for p in (_PLACED_HEAD, _PLACED_RULE)),
+    re.MULTILINE,
+)
 _PROBE_CHARS = 20_000
 # Findings that make this a diagnostics output at all.
 _MIN_FINDINGS = 3
 # Lines between findings that start with one word, in a row, before they are folded.
 _MIN_ALIKE = 5
+# A folder all shared places are in, this long or longer, is said once in the header.
+_MIN_ROOT = 16
 # Places written under one shared heading at most; the rest are counted.
 _MAX_PLACES = 60
 
@@ -87,6 +95,7 @@ class _Finding:
     places: list[str] = field(default_factory=list)
     place_lines: list[int] = field(default_factory=list)
     rest: list[int] = field(default_factory=list)
+    message_at: int = 0  # where the heading's message starts (after a place written first)
 
 
 def _opens(lines: list[str], i: int) -> _Finding | None:
@@ -96,6 +105,9 @@ def _opens(lines: list[str], i: int) -> _Finding | None:
     if placed is not None:
         error = placed["severity"] != "warning" and placed["severity"] != "note"
         return _Finding(i, error, places=[placed["place"]])
+    rule = _PLACED_RULE.match(line)
+    if rule is not None:
+        return _Finding(i, False, places=[rule["place"]], message_at=rule.start("rule"))
     head = _SEVERITY_HEAD.match(line)
     if head is not None:
         return _Finding(i, head["severity"] == "error")
@@ -192,6 +204,8 @@ class _Renderer:
         self.frames_dropped = 0
         self.merged = 0
         self.folded_lines = 0
+        # The folder every place under a shared heading is in, said once in the header.
+        self.root = ""
 
     def kept_anyway(self, index: int) -> bool:
         """A line of a finding's frame that carries an error stays (error lines are never
@@ -213,18 +227,28 @@ class _Renderer:
             elif _PLACED_HEAD.match(heading) or self.source.judged.is_notable(heading):
                 key = heading
             else:
-                key = _template(heading)
+                key = _template(heading[item.message_at :])
             group = groups.get(key)
             if group is None:
                 group = groups[key] = _Group(heading, [])
                 first[item.head] = group
             group.members.append(item)
         for group in groups.values():
-            headings = [self.lines[m.head] for m in group.members]
-            if len(set(headings)) > 1:
-                group.heading, group.names = _shared_heading(headings)
+            # Under a shared heading each finding's place is beside it: a heading that begins
+            # with its place (a linter's one-line finding) is shared without it.
+            messages = [self.lines[m.head][m.message_at :] for m in group.members]
+            if len(set(messages)) > 1:
+                group.heading, group.names = _shared_heading(messages)
             else:
-                group.names = [""] * len(headings)
+                group.heading, group.names = messages[0], [""] * len(messages)
+        self.root = _common_folder(
+            [
+                _file_of(m.places[0])
+                for g in groups.values()
+                if len(g.members) > 1
+                for m in g.members
+            ]
+        )
         return first
 
     def render(self) -> list[str]:
@@ -294,11 +318,30 @@ class _Renderer:
             place = item.places[0]
             at = _FILE_AT.match(place)
             file, where = (at["file"], at["at"]) if at else (place, "")
+            file = file[len(self.root) :] if file.startswith(self.root) else file
             by_file.setdefault(file, []).append(f"{where} {names}".strip())
         out += [f"  {file}: {', '.join(spots)}" for file, spots in by_file.items()]
         if len(members) > shown:
             out.append("  " + omitted_marker(len(members) - shown, "more place"))
         return out
+
+
+def _file_of(place: str) -> str:
+    at = _FILE_AT.match(place)
+    return at["file"] if at else place
+
+
+def _common_folder(files: list[str]) -> str:
+    """The folder (ending in `/`) all `files` are in, when it is long enough to be worth
+    saying once (_MIN_ROOT); "" otherwise."""
+    if not files:
+        return ""
+    first, last = min(files), max(files)  # the common prefix of all is theirs
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    root = first[: first.rfind("/", 0, n) + 1]
+    return root if len(root) >= _MIN_ROOT else ""
 
 
 def _summary(items: list[_Finding | int], renderer: _Renderer) -> str:
@@ -317,6 +360,7 @@ def _summary(items: list[_Finding | int], renderer: _Renderer) -> str:
         parts.append(
             "findings of one rule share a heading, their places under it"
             " (each with what its heading said where theirs differ, the `…`)"
+            + (f", in {renderer.root}" if renderer.root else "")
         )
     if renderer.frames_dropped:
         parts.append(f"{renderer.frames_dropped:,} lines of code frames, notes and fixes omitted")
