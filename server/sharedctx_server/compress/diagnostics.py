@@ -44,12 +44,15 @@ _RULE_HEAD = re.compile(r"^[A-Z]{1,4}\d{2,4}(?: \[\*\])? \S")
 # place follows.
 _NOTE = re.compile(r"^(?:help|note|info|hint): \S")
 # gcc and clang: the place, then the severity (`main.c:12:5: warning: unused variable 'x'`).
+# A place's file has a folder or an extension (`main.c`, `src/app`): `12:30:45 E404 ...` in a
+# log is no place.
+_FILE = r"(?=[^\s:]*(?:/|\.[A-Za-z]))[^\s:][^:]*"
 _PLACED_HEAD = re.compile(
-    r"^(?P<place>[^\s:][^:]*:\d+(?::\d+)?): (?P<severity>fatal error|error|warning|note): \S"
+    rf"^(?P<place>{_FILE}:\d+(?::\d+)?): (?P<severity>fatal error|error|warning|note): \S"
 )
 # A linter's finding on one line, its place first (ruff's concise format, flake8, pylint:
 # `app/main.py:1:8: F401 [*] `os` imported but unused`).
-_PLACED_RULE = re.compile(r"^(?P<place>[^\s:][^:]*:\d+(?::\d+)?):? (?P<rule>[A-Z]{1,4}\d{2,4}\b)")
+_PLACED_RULE = re.compile(rf"^(?P<place>{_FILE}:\d+(?::\d+)?):? (?P<rule>[A-Z]{{1,4}}\d{{2,4}}\b)")
 # Where a finding is: `  --> src/main.rs:26:22` (a second place: `  ::: src/lib.rs:3:1`).
 _PLACE = re.compile(r"^\s*(?P<arrow>-->|:::) ?(?P<place>\S.*?)\s*$")
 # A line of the quoted source and its markers, a note in the gutter (`   = note: ...`), an
