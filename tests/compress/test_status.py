@@ -26,7 +26,7 @@ _LONG = "\n".join(
         "Untracked files:",
         '  (use "git add <file>..." to include in what will be committed)',
         "\tbuild/",
-        "\tnotes.txt",
+        "\tmeeting notes.txt",
         "\tsrc/app/refunds/fixtures/",
         "",
         'no changes added to commit (use "git add" and/or "git commit -a")',
@@ -53,7 +53,7 @@ def test_a_long_status_keeps_every_path_once_per_change_and_folder(
         "  modified: src/app/ orders.py payments.py ledger.py",
         "  deleted: tests/ test_legacy.py",
         "Untracked files:",
-        "  build/ notes.txt",
+        '  build/ "meeting notes.txt"',
         "  src/app/refunds/ fixtures/",
         'no changes added to commit (use "git add" and/or "git commit -a")',
     ]

@@ -71,6 +71,8 @@ class _Section:
         else:
             folder, _, name = path.rstrip("/").rpartition("/")
             name += "/" if path.endswith("/") else ""
+            if " " in name and not name.startswith('"'):
+                name = f'"{name}"'  # names share a line: one with a blank is quoted, as git does
         self.changes.setdefault(change, {}).setdefault(folder, []).append(name)
 
 
