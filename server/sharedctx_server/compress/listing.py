@@ -13,7 +13,9 @@ Each folder becomes `path/ (12 files, 3 dirs, 4.1M): name name dir/ link -> targ
   its unusual and well-known ones (README, pyproject.toml, __init__.py ...) and its first ones;
   the rest are counted by extension in a marker: `[... 412 names omitted: 300 .py, 112 .pyc]`;
 - the tool's own messages (`Permission denied`), error lines and lines that are not part of
-  the listing are kept as they were, under the folder they appeared in.
+  the listing are kept as they were, under the folder they appeared in;
+- in a deep tree, a run of folder lines that share a long path is written under that path,
+  indented, each with the rest of its own (path_tree.py).
 """
 
 from __future__ import annotations
