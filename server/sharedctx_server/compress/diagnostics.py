@@ -46,13 +46,15 @@ _NOTE = re.compile(r"^(?:help|note|info|hint): \S")
 # gcc and clang: the place, then the severity (`main.c:12:5: warning: unused variable 'x'`).
 # A place's file has a folder or an extension (`main.c`, `src/app`): `12:30:45 E404 ...` in a
 # log is no place.
-_FILE = r"(?=[^\s:]*(?:/|\.[A-Za-z]))[^\s:][^:]*"
-_PLACED_HEAD = re.compile(
-    rf"^(?P<place>{_FILE}:\d+(?::\d+)?): (?P<severity>fatal error|error|warning|note): \S"
-)
+_AT = r"(?=[^\s:]*(?:/|\.[A-Za-z]))[^\s:][^:]*:\d+(?::\d+)?"
+_SEVERITY = r"fatal error|error|warning|note"
+_PLACED_HEAD = re.compile(rf"^(?P<place>{_AT}): (?P<severity>{_SEVERITY}): \S")
 # A linter's finding on one line, its place first (ruff's concise format, flake8, pylint:
 # `app/main.py:1:8: F401 [*] `os` imported but unused`).
-_PLACED_RULE = re.compile(rf"^(?P<place>{_FILE}:\d+(?::\d+)?):? (?P<rule>[A-Z]{{1,4}}\d{{2,4}}\b)")
+_RULE = r"[A-Z]{1,4}\d{2,4}\b"
+_PLACED_RULE = re.compile(rf"^(?P<place>{_AT}):? (?P<rule>{_RULE})")
+# Either of the two anywhere in a text (whether to read it at all).
+_PLACED_ANYWHERE = re.compile(rf"^{_AT}(?:: (?:{_SEVERITY}): \S|:? {_RULE})", re.MULTILINE)
 # Where a finding is: `  --> src/main.rs:26:22` (a second place: `  ::: src/lib.rs:3:1`).
 _PLACE = re.compile(r"^\s*(?P<arrow>-->|:::) ?(?P<place>\S.*?)\s*$")
 # A line of the quoted source and its markers, a note in the gutter (`   = note: ...`), an
@@ -73,10 +75,6 @@ _FILE_AT = re.compile(r"^(?P<file>.+?):(?P<at>\d+(?::\d+)?)$")
 # What may differ between the headings of one rule's findings: what they quote between
 # backticks and their numbers (`Line too long (107 > 100)`).
 _SLOT = re.compile(r"`[^`\n]*`|\b\d+(?:\.\d+)?\b")
-_PLACED_ANYWHERE = re.compile(
-    "|".join(re.sub(r"\?P<\w+>", "", p.pattern) for p in (_PLACED_HEAD, _PLACED_RULE)),
-    re.MULTILINE,
-)
 _PROBE_CHARS = 20_000
 # Findings that make this a diagnostics output at all.
 _MIN_FINDINGS = 3
@@ -210,10 +208,16 @@ class _Renderer:
         # The folder every place under a shared heading is in, said once in the header.
         self.root = ""
 
-    def kept_anyway(self, index: int) -> bool:
-        """A line of a finding's frame that carries an error stays (error lines are never
-        dropped)."""
-        return self.source.judged.is_error_line(self.lines[index])
+        self._kept: dict[int, list[int]] = {}
+
+    def kept(self, item: _Finding) -> list[int]:
+        """The lines of a finding's frame that carry an error, which stay (error lines are
+        never dropped); judged once per finding."""
+        found = self._kept.get(item.head)
+        if found is None:
+            is_error_line = self.source.judged.is_error_line
+            found = self._kept[item.head] = [i for i in item.rest if is_error_line(self.lines[i])]
+        return found
 
     def groups(self) -> dict[int, _Group]:
         """The findings that are not errors grouped by heading, keyed by their first member's
@@ -225,7 +229,7 @@ class _Renderer:
             if not isinstance(item, _Finding) or item.error or not item.places:
                 continue
             heading = self.lines[item.head]
-            if any(self.kept_anyway(i) for i in item.rest):
+            if self.kept(item):
                 key = f"\0{item.head}"  # a frame with an error line: a group of its own
             elif _PLACED_HEAD.match(heading) or self.source.judged.is_notable(heading):
                 key = heading
@@ -246,7 +250,7 @@ class _Renderer:
                 group.heading, group.names = messages[0], [""] * len(messages)
         self.root = _common_folder(
             [
-                _file_of(m.places[0])
+                _split_place(m.places[0])[0]
                 for g in groups.values()
                 if len(g.members) > 1
                 for m in g.members
@@ -268,7 +272,7 @@ class _Renderer:
             if item.error or not item.places:
                 out += [self.lines[i] for i in sorted([item.head, *item.place_lines, *item.rest])]
                 continue
-            self.frames_dropped += sum(1 for i in item.rest if not self.kept_anyway(i))
+            self.frames_dropped += len(item.rest) - len(self.kept(item))
             group = first.get(item.head)
             if group is None:
                 continue  # written with the first finding of its group
@@ -305,12 +309,11 @@ class _Renderer:
         if len(members) == 1:
             # Alone: as it was, without its frame (but for error lines in it).
             item = members[0]
-            kept = [i for i in item.rest if self.kept_anyway(i)]
-            return [self.lines[i] for i in sorted([item.head, *item.place_lines, *kept])]
+            return [self.lines[i] for i in sorted([item.head, *item.place_lines, *self.kept(item)])]
         self.merged += len(members)
         out = [group.heading]
         for item in members:
-            out += [self.lines[i] for i in item.rest if self.kept_anyway(i)]
+            out += [self.lines[i] for i in self.kept(item)]
         by_file: dict[str, list[str]] = {}
         shown = 0
         for item, names in zip(members, group.names, strict=True):
@@ -318,9 +321,7 @@ class _Renderer:
                 break
             shown += 1
             # A gcc heading holds its own place; a block names it on its `-->` line.
-            place = item.places[0]
-            at = _FILE_AT.match(place)
-            file, where = (at["file"], at["at"]) if at else (place, "")
+            file, where = _split_place(item.places[0])
             file = file[len(self.root) :] if file.startswith(self.root) else file
             by_file.setdefault(file, []).append(f"{where} {names}".strip())
         out += [f"  {file}: {', '.join(spots)}" for file, spots in by_file.items()]
@@ -329,9 +330,11 @@ class _Renderer:
         return out
 
 
-def _file_of(place: str) -> str:
+def _split_place(place: str) -> tuple[str, str]:
+    """A place's file and its line and column (`src/app.py:3:8` -> `src/app.py`, `3:8`); a
+    place not written so is a file with no line ("")."""
     at = _FILE_AT.match(place)
-    return at["file"] if at else place
+    return (at["file"], at["at"]) if at else (place, "")
 
 
 def _common_folder(files: list[str]) -> str:
@@ -351,9 +354,7 @@ def _summary(items: list[_Finding | int], renderer: _Renderer) -> str:
     # A heading without a place is a tool's summary (`error: could not compile ...`).
     findings = [item for item in items if isinstance(item, _Finding) and item.places]
     errors = sum(1 for f in findings if f.error)
-    files = {
-        m["file"] for f in findings for p in f.places[:1] if (m := _FILE_AT.match(p)) is not None
-    }
+    files = {file for f in findings for file, where in map(_split_place, f.places[:1]) if where}
     parts = [
         f"diagnostics: {counted(len(findings), 'finding')} ({counted(errors, 'error')})"
         + (f" in {counted(len(files), 'file')}" if files else ""),

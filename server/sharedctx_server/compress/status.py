@@ -29,9 +29,11 @@ from .wording import counted
 
 __all__ = ["plan_status"]
 
+# (Multi-line: also sought in the content as written, which may end its lines in `\r\n`.)
 _SECTION = re.compile(
     r"^(?:Changes to be committed|Changes not staged for commit|Untracked files|Unmerged paths"
-    r"|Ignored files):$"
+    r"|Ignored files):\r?$",
+    re.MULTILINE,
 )
 _HINT = re.compile(r'^\s+\((?:use|commit or discard|fix conflicts and run) ".*\)$')
 # An entry of a long status: a tab (or spaces, once normalised), its change, the path.
@@ -50,7 +52,6 @@ _AROUND = re.compile(
     r"|All conflicts fixed|You are currently |interactive rebase in progress|Last command"
     r"|Next command|and have \d+ and \d+ different commits)"
 )
-_ANY_SECTION = re.compile(_SECTION.pattern.replace(":$", r":\r?$"), re.MULTILINE)
 _PROBE_CHARS = 4000
 # Paths in a status worth the form at all (a short status is stored as it is).
 _MIN_PATHS = 8
@@ -135,7 +136,7 @@ def plan_status(source: Source) -> Plan | None:
     """The status compressor, if the content reads as `git status` with enough paths."""
     head = source.content[:_PROBE_CHARS]
     first = head.lstrip("\n").split("\n", 1)[0]
-    if _ANY_SECTION.search(head) is None and _SHORT.match(first.rstrip("\r")) is None:
+    if _SECTION.search(head) is None and _SHORT.match(first.rstrip("\r")) is None:
         return None  # no section heading near the start, nor a short status's first line
     items, understood, paths, hints = _parse(source)
     if paths < _MIN_PATHS:
