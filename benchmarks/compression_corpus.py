@@ -32,6 +32,7 @@ _ENV = {
 __all__ = [
     "REPETITIVE",
     "Sample",
+    "WorkedTree",
     "aligned",
     "cap_lines",
     "docker_ps",
@@ -41,6 +42,7 @@ __all__ = [
     "run",
     "site_packages",
     "tree_listing",
+    "worked_tree",
 ]
 
 #: Kinds whose outputs repeat themselves; the benchmark holds each to the 60% target.
@@ -187,6 +189,44 @@ def aligned(rows: list[tuple[str, ...]], gap: int) -> str:
 def python() -> str:
     """This interpreter."""
     return sys.executable
+
+
+@dataclass(frozen=True)
+class WorkedTree:
+    """A repository in the middle of a change, and what changed in it (relative paths)."""
+
+    root: Path
+    edited: list[str]
+    deleted: list[str]
+    staged: list[str]  # new files, added to the index
+    untracked: list[str]
+
+
+def worked_tree(root: Path, files: list[str], new_folder: str) -> WorkedTree:
+    """A repository at `root` in the middle of a change: `files` (relative paths) committed,
+    then a third of them edited, about one in eleven deleted, twelve new files staged in
+    `new_folder` and six notes left untracked in `scratch/` (what `git status` shows an agent
+    halfway through a refactor). Needs git."""
+    for i, name in enumerate(files):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"# {i}\n", encoding="utf-8")
+    git = ["git", "-C", str(root), "-c", "user.email=bench@example.com", "-c", "user.name=bench"]
+    run([*git, "init", "-q"])
+    run([*git, "add", "-A"])
+    run([*git, "commit", "-q", "-m", "base"])
+    edited = [name for i, name in enumerate(files) if i % 3 == 0]
+    deleted = [name for i, name in enumerate(files) if i % 3 != 0 and i % 11 == 1]
+    for name in edited:
+        (root / name).write_text(f"# {files.index(name)} edited\n", encoding="utf-8")
+    for name in deleted:
+        (root / name).unlink()
+    staged = [f"{new_folder}/new_part_{i}.py" for i in range(12)]
+    untracked = [f"scratch/notes_{i}.md" for i in range(6)]
+    for name, text in [*((n, "# new\n") for n in staged), *((n, "notes\n") for n in untracked)]:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    run([*git, "add", new_folder])
+    return WorkedTree(root, edited, deleted, staged, untracked)
 
 
 def site_packages() -> Path:

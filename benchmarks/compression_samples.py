@@ -17,6 +17,7 @@ from .compression_corpus import (
     run,
     site_packages,
     tree_listing,
+    worked_tree,
 )
 
 __all__ = ["collect"]
@@ -213,32 +214,13 @@ def _diffs(c: _Collector) -> None:
 
 
 def _worked_tree(c: _Collector) -> Path | None:
-    """A repository in the middle of a change: a copy of this package's sources committed,
-    then a third of them edited, some deleted, new ones staged and others left untracked
-    (what `git status` shows an agent halfway through a refactor)."""
+    """A copy of this package's sources in the middle of a refactor (worked_tree)."""
     if not have("git"):
         c.notes.append("git status: git not installed; skipped")
         return None
-    root = c.tmp / "worktree"
     sources = sorted((c.repo / "server" / "sharedctx_server").rglob("*.py"))
-    for i, path in enumerate(sources):
-        c.write(f"worktree/{path.relative_to(c.repo)}", f"# {i}\n")
-    git = ["git", "-C", str(root), "-c", "user.email=bench@example.com", "-c", "user.name=bench"]
-    run([*git, "init", "-q"])
-    run([*git, "add", "-A"])
-    run([*git, "commit", "-q", "-m", "base"])
-    for i, path in enumerate(sources):
-        target = root / path.relative_to(c.repo)
-        if i % 3 == 0:
-            target.write_text(f"# {i} edited\n", encoding="utf-8")
-        elif i % 11 == 1:
-            target.unlink()
-    for i in range(12):
-        c.write(f"worktree/server/sharedctx_server/fit/new_part_{i}.py", "# new\n")
-    run([*git, "add", "server/sharedctx_server/fit"])
-    for i in range(6):
-        c.write(f"worktree/scratch/notes_{i}.md", "notes\n")
-    return root
+    files = [str(path.relative_to(c.repo)) for path in sources]
+    return worked_tree(c.tmp / "worktree", files, "server/sharedctx_server/fit").root
 
 
 def _statuses(c: _Collector) -> None:

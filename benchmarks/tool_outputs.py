@@ -7,11 +7,13 @@
 
 The outputs are produced on this machine when the benchmark runs, by the real programs: a
 failing pytest run, a Python traceback, gcc on a broken C file, `ls -lR` of the grpc package,
-`git log --stat` of this repository's first 60 commits, `find` over the standard library,
-`pip list`, the interpreter's build configuration as one line of JSON (as an API answers) and
-a few thousand lines of a job scheduler's log. An output whose program is missing is skipped,
-and the reason printed. Everything is stored the way an agent stores it: one namespace, each
-output a `tool_output` entry with its `tool_name`, beside four short chat messages.
+`git log --stat` of this repository's first 60 commits, `git status` of a repository halfway
+through a change, `grep -rn` over a standard library package, `find` over the standard library,
+`pip list`, `ps aux`, the interpreter's build configuration as one line of JSON (as an API
+answers) and a few thousand lines of a job scheduler's log. An output whose program is missing
+is skipped, and the reason printed. Everything is stored the way an agent stores it: one
+namespace, each output a `tool_output` entry with its `tool_name`, beside four short chat
+messages.
 
 Each output comes with the questions an agent would ask of it ("which test failed and why?",
 "which commit changed <file>?", "what version of <package> is installed?"). Their answers are
@@ -55,7 +57,7 @@ from sharedctx_server.tokens import TokenCounter
 from . import compression_inputs as inputs
 from ._plot import budget_arguments, table_row, write_budget_report
 from ._procs import target_or_own_server
-from .compression_corpus import cap_lines, have, python, run, site_packages
+from .compression_corpus import cap_lines, have, python, run, site_packages, worked_tree
 from .quality import Progress
 
 NAMESPACE = "bench/tool-outputs"
@@ -377,6 +379,60 @@ def git_history(tmp: Path, seed: int) -> Produced:
     return out, questions
 
 
+def git_status(tmp: Path, seed: int) -> Produced:
+    """git status of a repository halfway through a change to copies of some standard library
+    packages (compression_corpus.worked_tree): edits, deletions, new files staged."""
+    if not have("git"):
+        raise Skip("git is not installed")
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    packages = ("asyncio", "email", "http", "importlib", "json", "logging", "unittest", "xml")
+    files = [
+        f"src/{path.relative_to(stdlib)}"
+        for package in packages
+        for path in sorted((stdlib / package).rglob("*.py"))
+    ]
+    if not files:
+        raise Skip(f"no standard library packages under {stdlib}")
+    tree = worked_tree(tmp / "status-tree", files, "src/email/parts")
+    text = run(["git", "-C", str(tree.root), "status"])
+    out = Output("tool/git-status", "git", "git status", text)
+    # Asked of every path of one change, named by file name: `__init__.py` would name none.
+    once = Counter(Path(p).name for p in files + tree.staged)
+    questions = []
+    for query, paths in (
+        ("which files were deleted?", tree.deleted),
+        ("which new files are staged for commit?", tree.staged),
+    ):
+        names = tuple(Path(p).name for p in paths if once[Path(p).name] == 1)
+        if names:
+            questions.append(Question(out.key, query, (names,)))
+    return out, questions
+
+
+def grep_definitions(tmp: Path, seed: int) -> Produced:
+    """grep -rn 'def ' over the standard library's email package: where each function is."""
+    if not have("grep"):
+        raise Skip("grep is not installed")
+    package = Path(sysconfig.get_paths()["stdlib"]) / "email"
+    text = run(["grep", "-rn", "def ", str(package)])
+    out = Output("tool/grep-email", "grep", f"grep -rn 'def ' {package}", text)
+    found = [
+        (match["path"], match["name"])
+        for match in re.finditer(r"^(?P<path>[^:\n]+):\d+:\s*def (?P<name>\w+)\(", text, re.M)
+    ]
+    defined = Counter(name for _, name in found)
+    # Functions defined once, not dunders (every class has an `__init__`).
+    where = {name: path for path, name in found if defined[name] == 1 and "__" not in name}
+    return out, [
+        Question(
+            out.key,
+            f"where is {name} defined?",
+            ((f"email/{Path(where[name]).relative_to(package)}", f"def {name}("),),
+        )
+        for name in pick(list(where), 3, seed, "grep")
+    ]
+
+
 def find_stdlib(tmp: Path, seed: int) -> Produced:
     """find <stdlib> -name '*.py' (without site-packages), its first 3,000 lines."""
     if not have("find"):
@@ -523,6 +579,8 @@ BUILDERS: tuple[Callable[[Path, int], Produced], ...] = (
     gcc_errors,
     ls_package,
     git_history,
+    git_status,
+    grep_definitions,
     find_stdlib,
     pip_list,
     ps_processes,

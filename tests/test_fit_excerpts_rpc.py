@@ -16,7 +16,14 @@ from sharedctx_server.settings import Settings
 from sharedctx_server.tokens import TokenCounter
 
 from .support.servers import serving
-from .support.tool_outputs import FAILING_LINE, git_log, pip_log, pytest_log, service_log
+from .support.tool_outputs import (
+    FAILING_LINE,
+    git_log,
+    git_status,
+    pip_log,
+    pytest_log,
+    service_log,
+)
 
 NS = "team-a/excerpts"
 QUERY = "why did the resize-images job fail?"
@@ -538,6 +545,24 @@ async def test_a_compressed_form_without_the_lines_that_answer_does_not_stand_in
     result = await client.fit(NS, "how long did importing ssl take?", 800, include_content=True)
     entry = next(e for e in result.entries if e.key == "tool/importtime")
     assert entry.form == "excerpt" and "| ssl\n" in entry.content
+
+
+async def test_a_compressed_form_that_says_every_line_shows_all_the_lines_that_answer(
+    client: AsyncClient,
+) -> None:
+    # A git status compressed says each folder once and writes no line as git did; every
+    # path is in it. Where it fits, it answers "which files were deleted?" with all of them;
+    # an excerpt of the full form showed a few deleted lines and left the alike others out.
+    await put_task_outputs(client)
+    text, deleted = git_status()
+    await client.put(NS, "tool/git-status", text, kind="tool_output", tool_name="git")
+    stored = await client.get(NS, "tool/git-status")
+    assert stored.compressed_tokens < 0.6 * stored.original_tokens  # see stored.content
+    assert not any(f"deleted:   {path}" in stored.content for path in deleted)
+    result = await client.fit(NS, "which files were deleted?", 800, include_content=True)
+    entry = next(e for e in result.entries if e.key == "tool/git-status")
+    assert entry.form == "compressed"
+    assert all(path.rsplit("/", 1)[1] in entry.content for path in deleted)
 
 
 async def test_an_error_in_the_middle_of_a_long_log_counts_for_its_error_factor(

@@ -352,6 +352,7 @@ def fill(
     full = np.asarray(costs, dtype=np.int64)
     comp = np.asarray(opts.pop("comp", costs), dtype=np.int64)
     lexical = opts.pop("lexical", None)
+    rewritten = opts.pop("rewritten", None)
     options = SelectionOptions(**opts)
     rho = {v.row: v.relevance for v in views}
     index = SegmentIndex()
@@ -371,6 +372,7 @@ def fill(
         marker_tokens,
         full_costs=None if options.form is Form.FULL else full,  # as the Fit service
         lexical=None if lexical is None else np.asarray(lexical, dtype=np.float64),
+        rewritten=None if rewritten is None else np.asarray(rewritten, dtype=np.bool_),
     )
     return select_entries(
         np.asarray(scores, dtype=np.float64),
@@ -499,6 +501,22 @@ def test_a_compressed_form_known_to_lack_the_best_line_does_not_stand_in() -> No
         sel = fill([0.9], [big], [spread], comp=[4], segs=segs, budget_tokens=100, keep_recent=0)
         assert sel.forms.tolist() == [form]
     assert 5 in sel.excerpts[0].covered
+
+
+def test_a_compressed_form_that_rewrites_every_line_stands_in_for_the_matching_ones() -> None:
+    big = int(SEGS.tokens.sum())
+    lacks = dataclasses.replace(
+        SEGS, in_compressed=np.asarray([0 if k == 5 else 1 for k in range(len(SEGS))])
+    )
+    # A git status said once per folder: no line of it is written as the full form writes
+    # it, yet every path is there. Whole, where it fits, it shows every line that matched
+    # (all the deleted files, where an excerpt showed a few); too large, the excerpt goes in.
+    for comp, budget, form in ((big // 2, 2 * big, Form.COMPRESSED), (big // 2, 20, Form.EXCERPT)):
+        options = {"comp": [comp], "segs": lacks, "budget_tokens": budget, "keep_recent": 0}
+        sel = fill([0.9], [big], [needle(0)], rewritten=[True], **options)
+        assert sel.forms.tolist() == [form]
+        # Not known to rewrite: a form this much smaller is taken to leave lines out.
+        assert fill([0.9], [big], [needle(0)], **options).forms.tolist() == [Form.EXCERPT]
 
 
 def test_the_line_that_matches_best_wins_over_a_slightly_better_entrys_line() -> None:

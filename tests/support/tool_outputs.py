@@ -1,6 +1,6 @@
 """Realistic tool outputs of an agent's task, made deterministically for the excerpt tests:
 a worker's service log (13 KB) with one failing job and its traceback, a pytest run, a pip
-install and a `git log --stat`."""
+install, a `git log --stat` and a `git status` halfway through a refactor."""
 
 from __future__ import annotations
 
@@ -251,3 +251,26 @@ CARGO_BUILD_ERRORS = (
     "",
     "[exit status 101]",
 )
+
+
+def git_status(folders: int = 8, per_folder: int = 9) -> tuple[str, list[str]]:
+    """A long `git status` (a refactor halfway: many edits, a few deletions) and the paths
+    it says were deleted."""
+    modified, deleted = [], []
+    for f in range(folders):
+        for k in range(per_folder):
+            path = f"src/service_{f}/part_{f}_{k}.py"
+            (deleted if (f * per_folder + k) % 7 == 3 else modified).append(path)
+    changes = sorted([(p, "modified") for p in modified] + [(p, "deleted") for p in deleted])
+    text = "\n".join(
+        [
+            "On branch refactor/services",
+            "Changes not staged for commit:",
+            '  (use "git add/rm <file>..." to update what will be committed)',
+            '  (use "git restore <file>..." to discard changes in working directory)',
+            *(f"\t{change}:   {path}" for path, change in changes),
+            "",
+            'no changes added to commit (use "git add" and/or "git commit -a")',
+        ]
+    )
+    return text + "\n", deleted

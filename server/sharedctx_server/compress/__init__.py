@@ -36,10 +36,19 @@ from .config import CompressConfig
 from .detect import detect, looks_binary
 from .error_lines import carries_error, line_has_error, line_has_warning, missing_error_lines
 from .markers import has_marker
-from .pipeline import COMPRESSORS, Compressed, CompressorName, compress, describe, explain
+from .pipeline import (
+    COMPRESSORS,
+    REWRITING,
+    Compressed,
+    CompressorName,
+    compress,
+    describe,
+    explain,
+)
 
 __all__ = [
     "COMPRESSORS",
+    "REWRITING",
     "Choice",
     "CompressConfig",
     "Compressed",

@@ -6,9 +6,17 @@ from collections.abc import Callable
 
 from .choose import Choice, choose
 from .config import DEFAULT_CONFIG, CompressConfig
-from .plan import COMPRESSORS, Compressed, CompressorName
+from .plan import COMPRESSORS, REWRITING, Compressed, CompressorName
 
-__all__ = ["COMPRESSORS", "Compressed", "CompressorName", "compress", "describe", "explain"]
+__all__ = [
+    "COMPRESSORS",
+    "REWRITING",
+    "Compressed",
+    "CompressorName",
+    "compress",
+    "describe",
+    "explain",
+]
 
 
 def explain(

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-__all__ = ["COMPRESSORS", "Attempt", "Compressed", "CompressorName", "Plan"]
+__all__ = ["COMPRESSORS", "REWRITING", "Attempt", "Compressed", "CompressorName", "Plan"]
 
 CompressorName = Literal[
     "json",
@@ -29,6 +29,11 @@ CompressorName = Literal[
 #: Every compressor, in the order that breaks ties between results of equal size (the order
 #: of CompressorName): the structural ones first (they keep more of the structure per token).
 COMPRESSORS: tuple[CompressorName, ...] = get_args(CompressorName)
+#: The compressors whose form leaves out nothing an agent reads of any line, only says it in
+#: fewer words (each path of a status once per folder, a search result's path once per file,
+#: a blame's commit once per run): the form shows every line, though not as written, so a
+#: Fit may take it whole for the lines that matched (fit.excerpts).
+REWRITING: frozenset[CompressorName] = frozenset({"status", "grep", "blame"})
 
 
 @dataclass(frozen=True)

@@ -234,12 +234,14 @@ def excerpt_offer(
     full_costs: IntArray | None = None,
     lexical: FloatArray | None = None,
     series: Series | None = None,
+    rewritten: BoolArray | None = None,
 ) -> ExcerptOffer:
     """The offer for a SCORED fill over the rows of `entry_scores`; `whole_costs[row]`: the
     entry's smallest whole form; `full_costs[row]`: its full form's, where a whole form
     cheaper than that is the compressed one (None: every whole form is the full form);
     `lexical[row]`: the entry's BM25 for the query (None: no entry is known to match);
-    `series`: which rows are runs of one command (hit_items)."""
+    `series`: which rows are runs of one command (hit_items); `rewritten[row]`: the entry's
+    compressed form shows every line in fewer words (compress.REWRITING; None: none does)."""
     n = entry_scores.size
     table = relevance.table
     cut = np.zeros(n, dtype=np.bool_)
@@ -259,16 +261,23 @@ def excerpt_offer(
         whole = whole_costs[table.slots]
         concentrated = strong_tokens * DENSITY <= text_tokens
         lacks = np.zeros(table.slots.size, dtype=np.bool_)
+        shows_all = (
+            np.zeros(table.slots.size, dtype=np.bool_)
+            if rewritten is None or full_costs is None
+            else rewritten[table.slots]
+        )
         if full_costs is not None:
             full = full_costs[table.slots]
             # Whole, a compressed form may have dropped the very lines that matched: then the
             # excerpt is the only form that surely shows them, whatever the whole form costs.
             # One well under the full form's size is taken to leave lines out (KEPT_SHARE);
-            # one known to leave out all the entry's best hits does (_compressed_lacks).
-            lacks = (whole < full) & _compressed_lacks(relevance, best)
-            omits[table.slots] = lacks | (whole < KEPT_SHARE * full)
+            # one known to leave out all the entry's best hits does (_compressed_lacks); one
+            # that says every line in fewer words (`rewritten`) leaves out none.
+            lacks = (whole < full) & _compressed_lacks(relevance, best) & ~shows_all
+            omits[table.slots] = lacks | ((whole < KEPT_SHARE * full) & ~shows_all)
         only[table.slots] = (best > 0) & (
-            lacks | ((omits[table.slots] | (whole > WHOLE_SHARE * budget)) & concentrated)
+            lacks
+            | ((omits[table.slots] | ((whole > WHOLE_SHARE * budget) & ~shows_all)) & concentrated)
         )
         candidates = np.where(relevance.candidates, entry_scores, np.nan)
         only &= ~_clear_lead(candidates, whole_costs, budget, omits)

@@ -190,6 +190,7 @@ class FitService:
                 full_costs=None if query.selection.form is Form.FULL else orig,
                 lexical=lexical,
                 series=_series(state, n),
+                rewritten=state.rewritten[:n],
             )
         selection = select_entries(
             scored.scores,

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..compress import REWRITING
 from ..fit.bm25 import TermStats
 from ..fit.factors import token_density_scores
 from ..fit.lexical import lexical_terms, lexical_terms_each
@@ -91,6 +92,8 @@ class NamespaceState:
     # echoed (else runs are told by how they open).
     command: IntArray
     echoed: BoolArray
+    # Whose compressed form shows every line in fewer words (compress.REWRITING).
+    rewritten: BoolArray
     entry_version: IntArray
     embedded: BoolArray
     embeddings: npt.NDArray[np.float32]
@@ -145,6 +148,7 @@ class NamespaceState:
         self.thread_id = grown(None if first else self.thread_id, np.int64)
         self.command = grown(None if first else self.command, np.int64)
         self.echoed = grown(None if first else self.echoed, np.bool_)
+        self.rewritten = grown(None if first else self.rewritten, np.bool_)
         self.entry_version = grown(None if first else self.entry_version, np.int64)
         self.embedded = grown(None if first else self.embedded, np.bool_)
         self.embeddings = grown(None if first else self.embeddings, np.float32, self.dim)
@@ -199,6 +203,7 @@ class NamespaceState:
         else:
             self.command[slot] = 0
         self.echoed[slot] = echo is not None
+        self.rewritten[slot] = meta.compressor in REWRITING
         self.entry_version[slot] = stamp.version
         self.set_vector(slot, vector)
         self.info[slot] = SlotInfo(
