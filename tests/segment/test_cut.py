@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sharedctx_server.fit import Segments, marker_tokens, render_excerpt
@@ -507,6 +508,50 @@ def test_a_go_crash_keeps_its_message_with_the_crashing_goroutine() -> None:
     parts = groups(nil)
     assert parts[1].startswith("panic: runtime error: invalid memory address")
     assert "goroutine 4127 [running]:" in parts[1] and len(parts) == 3
+
+
+RUST_PANIC = """test tests::slug_spaces ... FAILED
+
+failures:
+
+---- tests::slug_spaces stdout ----
+
+thread 'tests::slug_spaces' (2701) panicked at src/lib.rs:11:32:
+assertion `left == right` failed
+  left: "hello_world"
+ right: "hello-world"
+stack backtrace:
+   0: __rustc::rust_begin_unwind
+             at /rustc/5980761/library/std/src/panicking.rs:689:5
+   1: core::panicking::panic_fmt
+             at /rustc/5980761/library/core/src/panicking.rs:80:14
+   4: backoff::tests::slug_spaces
+             at ./src/lib.rs:11:32
+   5: backoff::tests::slug_spaces::{{closure}}
+             at ./src/lib.rs:11:29
+note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.
+"""
+
+
+@pytest.mark.parametrize("backtrace", [True, False])
+def test_a_rust_panic_keeps_its_message_and_each_frame_its_place(backtrace: bool) -> None:
+    # Where it panicked on one line, what went wrong on those under it: one record. Each
+    # frame of the backtrace (mostly indented, so indentation is its layout) is one with the
+    # line that says where it is.
+    text = RUST_PANIC if backtrace else RUST_PANIC.split("stack backtrace:")[0]
+    parts = [part.rstrip("\n") for part in groups(text)]
+    panic = next(part for part in parts if part.startswith("thread 'tests::slug_spaces'"))
+    assert panic.endswith(' right: "hello-world"')
+    if backtrace:
+        frame = next(part for part in parts if part.startswith("   4: backoff::tests::slug_spaces"))
+        assert frame == "   4: backoff::tests::slug_spaces\n             at ./src/lib.rs:11:32"
+        # Every frame of the unwinding machinery says `panicking`; the message says what
+        # went wrong, and carries the trace's strongest error (a block's strongest errors
+        # come with a hit on it).
+        segments = cut(text)
+        assert segments is not None
+        at = parts.index(panic)
+        assert segments.errors[at] == segments.errors.max() > 0
 
 
 def test_valgrind_errors_are_records_by_their_indentation_after_the_pid() -> None:

@@ -2,8 +2,8 @@
 
 A line starts a record unless it continues the one before: indented lines, blank lines,
 traceback headers, stack frames and the exception line that ends a traceback belong to the
-record before them; a pytest failure block, a rustc diagnostic with the source it quotes and a
-Go crash's goroutines are read as the tools print them.
+record before them; a pytest failure block, a rustc diagnostic with the source it quotes, a
+Go crash's goroutines and a Rust panic with its backtrace are read as the tools print them.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 
 from ..compress.shapes import ASSERTED_VALUE, CLOCK_STAMP, RUNNER_STAMP, SOURCE_GUTTER
 
-__all__ = ["CAUSE", "flush_left", "records"]
+__all__ = ["CAUSE", "RUST_PANIC", "flush_left", "records"]
 
 # Where a cause of the exception before begins (Java, Python): a long traceback splits there.
 _CAUSE_LINE = (
@@ -28,7 +28,9 @@ _PYTEST_MARK = r"[>E] {3,}"
 _CONTINUATION = re.compile(rf"^(?:[ \t]|{_TRACE_LINE}|{_PYTEST_MARK}|{ASSERTED_VALUE})")
 CAUSE = re.compile(rf"^\s*(?:{_CAUSE_LINE})")
 # Stack frames and traceback lines only (indented or not): for output indented throughout.
-_FRAME = r"at [\w$.<>/\[\]-]+\(|File \"[^\"]+\", line \d+"
+# (The third: where a frame of a Rust backtrace is, on the line under its function,
+# `             at ./src/lib.rs:11:32`.)
+_FRAME = r"at [\w$.<>/\[\]-]+\(|File \"[^\"]+\", line \d+|at [^\s(]+:\d+:\d+$"
 _TRACE_CONTINUATION = re.compile(
     rf"^\s*(?:{_TRACE_LINE}|{_FRAME})|^{_PYTEST_MARK}|^{ASSERTED_VALUE}"
 )
@@ -79,6 +81,13 @@ _GO_CRASH = re.compile(r"^(?:panic|fatal error): ")
 # `[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a3b2c]`, still its message.
 _GO_SIGNAL = re.compile(r"^\[signal [A-Z]+")
 _GOROUTINE = re.compile(r"^goroutine \d+ \[[^\]\n]*\]:$")
+# A Rust panic says where on its own line and what went wrong on the lines under it, flush
+# left: `thread 'tests::slug' panicked at src/lib.rs:11:32:`, then `assertion `left == right`
+# failed` and the two values. They are one record up to a blank line, a `note:` or the
+# backtrace: each had been a record of its own, and a hit on the test's name showed where
+# it panicked without why.
+RUST_PANIC = re.compile(r"^thread '[^'\n]*'(?: \(\d+\))? panicked at \S.*:$")
+_PANIC_END = re.compile(r"^(?:note: |stack backtrace:)")
 
 
 def _any_of(*patterns: re.Pattern[str]) -> re.Pattern[str]:
@@ -89,7 +98,7 @@ def _any_of(*patterns: re.Pattern[str]) -> re.Pattern[str]:
 # A line that none of the rules above applies to, read outside any block, starts a record.
 # Most lines of a log are such lines: one match of all the rules at once (per kind of
 # continuation) tells them apart, where asking each rule in turn cost a sixth of a Put.
-_RULES = (_GOROUTINE, _PYTEST_SECTION, _RULE, _DIAGNOSTIC, _GO_CRASH)
+_RULES = (_GOROUTINE, _PYTEST_SECTION, _RULE, _DIAGNOSTIC, _GO_CRASH, RUST_PANIC)
 _SPECIAL = {
     _CONTINUATION: _any_of(_CONTINUATION, *_RULES),
     _TRACE_CONTINUATION: _any_of(_TRACE_CONTINUATION, *_RULES),
@@ -116,13 +125,18 @@ def records(lines: list[str]) -> list[int]:
     diagnostic = bool(_DIAGNOSTIC.match(lines[0]))  # in a rustc diagnostic's record
     crash = bool(_GO_CRASH.match(lines[0]))  # in a Go crash's message, before its goroutines
     goroutine = False  # in a goroutine of a Go crash (up to its blank line)
+    panic = bool(RUST_PANIC.match(lines[0]))  # in a Rust panic's message
     for i in range(1, len(lines)):
         line = lines[i]
         # A plain line outside any block (_SPECIAL): what the rules below would say of it.
-        quiet = not (diagnostic or goroutine or crash or failures or in_trace or explained)
+        quiet = not (diagnostic or goroutine or crash or panic or failures or in_trace or explained)
         if quiet and header < 0 and line.strip() and not special.match(line):
             starts.append(i)
             continue
+        if panic:
+            if line.strip() and not _PANIC_END.match(line):
+                continue
+            panic = False
         if diagnostic and (not line.strip() or _QUOTED_SOURCE.match(line)):
             continue
         if goroutine and line.strip():
@@ -159,6 +173,7 @@ def records(lines: list[str]) -> list[int]:
         in_trace = explained = False
         diagnostic = bool(_DIAGNOSTIC.match(line))
         crash = bool(_GO_CRASH.match(line))
+        panic = bool(RUST_PANIC.match(line))
         starts.append(i)
     return starts
 

@@ -1,5 +1,6 @@
 """A stack trace cut into several segments: the record that logged it heads them, and a Java
-chain's root cause carries the trace's strongest error (docs/excerpts.md, "Traces").
+chain's root cause (or the message of the Rust panic a backtrace follows) carries the trace's
+strongest error (docs/excerpts.md, "Traces").
 
 A long Java trace is cut into segments of a few lines each: the exception with its first
 frames, runs of frames, each `Caused by:` with its frames. "Why did the application fail to
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from itertools import groupby
 
 from ..compress.frames import find_frames
+from .records import RUST_PANIC
 
 __all__ = ["root_cause_errors", "trace_heads", "trace_runs"]
 
@@ -78,12 +80,24 @@ def root_cause_errors(
 ) -> list[float]:
     """`errors` with each Java trace's root cause (the last `Caused by:` segment of a run of
     `runs`) made its strongest, a little above the others: the deepest cause says what went
-    wrong, and the trace's frames, judged as strong, only where."""
+    wrong, and the trace's frames, judged as strong, only where. So does the message of a
+    Rust panic before its backtrace's frames (`stack backtrace:` between them), whose
+    function names say `panicking` on every frame of the machinery that unwinds."""
     out = list(errors)
     for run in runs:
         causes = [k for k in run if _CAUSE.match(lines[starts[k]])]
-        if causes:
-            root = causes[-1]
+        root = causes[-1] if causes else _panic_before(lines, starts, run.start)
+        if root is not None:
             strongest = max(errors[k] for k in run)
             out[root] = max(errors[root], min(strongest + _ROOT_LEAD, _ERROR_CAP))
     return out
+
+
+def _panic_before(lines: list[str], starts: Sequence[int], first: int) -> int | None:
+    """The segment of the Rust panic whose backtrace opens at segment `first`, if any."""
+    at = first - 1
+    if at >= 0 and lines[starts[at]].strip() == "stack backtrace:":
+        at -= 1
+    if at >= 0 and RUST_PANIC.match(lines[starts[at]]):
+        return at
+    return None
