@@ -554,6 +554,38 @@ def test_a_rust_panic_keeps_its_message_and_each_frame_its_place(backtrace: bool
         assert segments.errors[at] == segments.errors.max() > 0
 
 
+CURL_VERBOSE = """*   Trying 127.0.0.1:8080...
+* Connected to 127.0.0.1 (127.0.0.1) port 8080 (#0)
+> GET /missing/report.csv HTTP/1.1
+> Host: 127.0.0.1:8080
+> User-Agent: curl/7.88.1
+> Accept: */*
+>
+* HTTP 1.0, assume close after body
+< HTTP/1.0 404 File not found
+< Server: SimpleHTTP/0.6 Python/3.11.7
+< Content-Type: text/html;charset=utf-8
+<
+{ [335 bytes data]
+* Closing connection 0
+<!DOCTYPE HTML>
+<html lang="en">
+    <head><title>Error response</title></head>
+    <body><p>Error code: 404</p></body>
+</html>
+"""
+
+
+def test_what_curl_sent_and_got_back_is_one_record() -> None:
+    # The request, its headers, curl's notes and the response's status and headers: a
+    # question about the request is answered by the status, six lines below it.
+    parts = groups(CURL_VERBOSE)
+    exchange = next(part for part in parts if part.startswith("> GET /missing/report.csv"))
+    assert "< HTTP/1.0 404 File not found" in exchange
+    assert exchange.rstrip().endswith("* Closing connection 0")
+    assert not any("<html" in part for part in parts[: parts.index(exchange) + 1])
+
+
 def test_valgrind_errors_are_records_by_their_indentation_after_the_pid() -> None:
     pid = "==26925=="
     text = "\n".join(

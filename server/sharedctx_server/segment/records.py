@@ -3,7 +3,8 @@
 A line starts a record unless it continues the one before: indented lines, blank lines,
 traceback headers, stack frames and the exception line that ends a traceback belong to the
 record before them; a pytest failure block, a rustc diagnostic with the source it quotes, a
-Go crash's goroutines and a Rust panic with its backtrace are read as the tools print them.
+Go crash's goroutines, a Rust panic with its backtrace and what `curl -v` sent and got back
+are read as the tools print them.
 """
 
 from __future__ import annotations
@@ -88,6 +89,13 @@ _GOROUTINE = re.compile(r"^goroutine \d+ \[[^\]\n]*\]:$")
 # it panicked without why.
 RUST_PANIC = re.compile(r"^thread '[^'\n]*'(?: \(\d+\))? panicked at \S.*:$")
 _PANIC_END = re.compile(r"^(?:note: |stack backtrace:)")
+# What `curl -v` sent and got back: the request line (`> GET /missing/report.csv HTTP/1.1`),
+# its headers, curl's notes (`* ...`, `{ [335 bytes data]`) and the response's status and
+# headers (`< HTTP/1.0 404 File not found`) are one record, an exchange, up to the body. The
+# status is what a question about the request asks for; as records of their own, it was six
+# lines below the request, out of a hit's reach.
+_CURL_REQUEST = re.compile(r"^> (?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \S+ HTTP/")
+_CURL_LINE = re.compile(r"^[<>*{}](?: |$)")
 
 
 def _any_of(*patterns: re.Pattern[str]) -> re.Pattern[str]:
@@ -98,7 +106,7 @@ def _any_of(*patterns: re.Pattern[str]) -> re.Pattern[str]:
 # A line that none of the rules above applies to, read outside any block, starts a record.
 # Most lines of a log are such lines: one match of all the rules at once (per kind of
 # continuation) tells them apart, where asking each rule in turn cost a sixth of a Put.
-_RULES = (_GOROUTINE, _PYTEST_SECTION, _RULE, _DIAGNOSTIC, _GO_CRASH, RUST_PANIC)
+_RULES = (_GOROUTINE, _PYTEST_SECTION, _RULE, _DIAGNOSTIC, _GO_CRASH, RUST_PANIC, _CURL_REQUEST)
 _SPECIAL = {
     _CONTINUATION: _any_of(_CONTINUATION, *_RULES),
     _TRACE_CONTINUATION: _any_of(_TRACE_CONTINUATION, *_RULES),
@@ -126,10 +134,20 @@ def records(lines: list[str]) -> list[int]:
     crash = bool(_GO_CRASH.match(lines[0]))  # in a Go crash's message, before its goroutines
     goroutine = False  # in a goroutine of a Go crash (up to its blank line)
     panic = bool(RUST_PANIC.match(lines[0]))  # in a Rust panic's message
+    exchange = bool(_CURL_REQUEST.match(lines[0]))  # in what curl -v sent and got back
     for i in range(1, len(lines)):
         line = lines[i]
         # A plain line outside any block (_SPECIAL): what the rules below would say of it.
-        quiet = not (diagnostic or goroutine or crash or panic or failures or in_trace or explained)
+        quiet = not (
+            diagnostic
+            or goroutine
+            or crash
+            or panic
+            or exchange
+            or failures
+            or in_trace
+            or explained
+        )
         if quiet and header < 0 and line.strip() and not special.match(line):
             starts.append(i)
             continue
@@ -137,6 +155,10 @@ def records(lines: list[str]) -> list[int]:
             if line.strip() and not _PANIC_END.match(line):
                 continue
             panic = False
+        if exchange:
+            if _CURL_LINE.match(line):
+                continue
+            exchange = False
         if diagnostic and (not line.strip() or _QUOTED_SOURCE.match(line)):
             continue
         if goroutine and line.strip():
@@ -174,6 +196,7 @@ def records(lines: list[str]) -> list[int]:
         diagnostic = bool(_DIAGNOSTIC.match(line))
         crash = bool(_GO_CRASH.match(line))
         panic = bool(RUST_PANIC.match(line))
+        exchange = bool(_CURL_REQUEST.match(line))
         starts.append(i)
     return starts
 
