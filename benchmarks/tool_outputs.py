@@ -8,12 +8,12 @@
 The outputs are produced on this machine when the benchmark runs, by the real programs: a
 failing pytest run, a Python traceback, gcc on a broken C file, `ls -lR` of the grpc package,
 `git log --stat` of this repository's first 60 commits, `git status` of a repository halfway
-through a change, `grep -rn` over a standard library package, `find` over the standard library,
-`pip list`, `ps aux`, the interpreter's build configuration as one line of JSON (as an API
-answers) and a few thousand lines of a job scheduler's log. An output whose program is missing
-is skipped, and the reason printed. Everything is stored the way an agent stores it: one
-namespace, each output a `tool_output` entry with its `tool_name`, beside four short chat
-messages.
+through a change, `grep -rn` over a standard library package, `curl -v` against a local file
+server, `find` over the standard library, `pip list`, `ps aux`, the interpreter's build
+configuration as one line of JSON (as an API answers) and a few thousand lines of a job
+scheduler's log. An output whose program is missing is skipped, and the reason printed.
+Everything is stored the way an agent stores it: one namespace, each output a `tool_output`
+entry with its `tool_name`, beside four short chat messages.
 
 Each output comes with the questions an agent would ask of it ("which test failed and why?",
 "which commit changed <file>?", "what version of <package> is installed?"). Their answers are
@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
+import http.server
 import importlib.metadata
 import importlib.util
 import os
@@ -42,6 +44,7 @@ import shutil
 import subprocess
 import sysconfig
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -433,6 +436,44 @@ def grep_definitions(tmp: Path, seed: int) -> Produced:
     ]
 
 
+class _QuietFiles(http.server.SimpleHTTPRequestHandler):
+    """A static file server that keeps its request log to itself."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def curl_verbose(tmp: Path, seed: int) -> Produced:
+    """curl -v of three requests to a local static file server: two files it serves and one
+    it does not have (what an agent sees debugging an HTTP endpoint)."""
+    if not have("curl"):
+        raise Skip("curl is not installed")
+    site = tmp / "site"
+    write(site / "health.json", '{"status": "ok"}\n')
+    write(
+        site / "reports" / "daily.csv",
+        "day,orders\n" + "".join(f"{d},{d * 7}\n" for d in range(30)),
+    )
+    handler = functools.partial(_QuietFiles, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    paths = ["/health.json", "/reports/weekly.csv", "/reports/daily.csv"]
+    try:
+        # In one stream, as a terminal shows it: each body after its response's headers.
+        text = "".join(run(f"curl -sv {base}{path} 2>&1") for path in paths)
+    finally:
+        server.shutdown()
+        server.server_close()
+    out = Output("tool/curl", "curl", " && ".join(f"curl -sv {base}{p}" for p in paths), text)
+    status = re.search(r"^< (HTTP/\S+ 404 .*)$", text, re.MULTILINE)
+    if status is None:
+        raise Skip("curl printed no 404 response")
+    return out, [
+        Question(out.key, "what does the server return for /reports/weekly.csv?", ((status[1],),))
+    ]
+
+
 def find_stdlib(tmp: Path, seed: int) -> Produced:
     """find <stdlib> -name '*.py' (without site-packages), its first 3,000 lines."""
     if not have("find"):
@@ -581,6 +622,7 @@ BUILDERS: tuple[Callable[[Path, int], Produced], ...] = (
     git_history,
     git_status,
     grep_definitions,
+    curl_verbose,
     find_stdlib,
     pip_list,
     ps_processes,
