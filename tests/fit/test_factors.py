@@ -105,6 +105,15 @@ def test_an_error_that_says_what_is_missing_is_an_error(text: str) -> None:
     assert error_indicator(text) > 0
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["E       assert 0.36 == 0.37", "E           decimal.InvalidOperation: [<class 'Syntax'>]"],
+)
+def test_pytests_explanation_of_a_failure_is_error_evidence_whatever_it_names(text: str) -> None:
+    assert error_indicator(text) >= 0.45
+    assert error_indicator(text.replace("E ", "Eat ", 1)) == 0  # not any line starting E
+
+
 def test_error_score_is_graded_by_the_strength_of_evidence() -> None:
     word = error_indicator("the error handling docs")
     exception = error_indicator("ValueError: bad")

@@ -120,6 +120,21 @@ def test_a_pytest_failure_block_is_one_record_with_its_explanation_and_location(
     assert segments is not None and segments.heads.tolist()[4] == 3
 
 
+def test_a_long_pytest_failure_is_cut_where_it_is_explained() -> None:
+    # Raised a few calls down in a library: its source is most of the block. What went wrong
+    # (the `>` line the `E` lines explain, and their location) is a short segment of its own.
+    library = "".join(f"    # line {k} of the library's source\n" for k in range(40))
+    text = PYTEST.replace(
+        ">       assert total([1, \"5\"]) == 6\n",
+        ">       assert total([1, \"5\"]) == 6\n\nlib/sums.py:3: in total\n" + library
+        + ">       return a + b\n",
+    )  # fmt: skip
+    parts = groups(text)
+    explained = next(part for part in parts if "E       TypeError" in part)
+    assert explained.startswith(">       return a + b") and explained.endswith(": TypeError")
+    assert len(explained.splitlines()) == 4
+
+
 UNITTEST = """test_kelvin (test_units.Conv.test_kelvin) ... FAIL
 test_parse (test_units.Conv.test_parse) ... ERROR
 

@@ -92,6 +92,11 @@ _SIGNALS: tuple[_Signal, ...] = (
         2,
         lowercase=False,
     ),
+    # pytest's explanation of a failure, whatever it names: `E       assert 0.36 == 0.37`,
+    # `E   decimal.InvalidOperation: [...]` (no `Error` in the name), flush left with three
+    # spaces or more after the `E`. Such lines had counted for nothing, and the failure
+    # block's strongest error was a docstring of the library it was raised from.
+    _Signal(re.compile(r"^E {3,}\S", re.MULTILINE), ("E   ",), 0.9, 2, lowercase=False),
     # Non-zero exit codes: `exit code 1`, `exited with 2`, `returncode=1`, `exit status 127`,
     # `returned 1 exit status`.
     _Signal(

@@ -222,11 +222,23 @@ def json_items(lines: list[str], config: SegmentConfig) -> list[int]:
     return best
 
 
+# pytest's explanation of a failure: its `E` lines, after the `>` line of source they explain.
+_EXPLAINED = re.compile(r"^E {3,}")
+_FAILING_SOURCE = re.compile(r"^> {3,}")
+# How far above the first `E` line the `>` line it explains may start (a statement of a few
+# lines).
+_SOURCE_REACH = 4
+
+
 def capped(starts: list[int], lines: list[str], config: SegmentConfig) -> list[int]:
     """`starts` with every group over max_lines or max_chars split into runs within both. A
     long traceback is also split where a cause begins (`Caused by:`, `During handling of the
     above exception`), so that each cause heads a segment of its own: the root cause of a
-    Java exception, its last `Caused by:`, sat in the middle of a run of frames."""
+    Java exception, its last `Caused by:`, sat in the middle of a run of frames. So is a long
+    pytest failure where it is explained: at the `>` line its `E` lines follow (or the first
+    of those), so that what went wrong is a short segment of its own, not the tail of a run
+    of the library's source it was raised from (`E   TypeError: Object of type Decimal is not
+    JSON serializable` had shared a 187-token segment with `json/encoder.py`'s lines)."""
     out: list[int] = []
     bounds = [*starts, len(lines)]
     for a, b in zip(bounds, bounds[1:], strict=False):
@@ -249,16 +261,34 @@ def _runs(
 ) -> list[int]:
     """First line of each run lines a..b are cut into, in order, each within `max_chars`
     (a longer line on its own) and `max_lines`; with `causes`, a run also starts where a
-    cause begins (records.CAUSE)."""
+    cause begins (records.CAUSE) and where a pytest failure is explained (_explanations)."""
     out = [a]
     chars = 0
+    explained = _explanations(lines, a, b) if causes else set()
     for i in range(a, b):
         size = len(lines[i]) + 1
         full = chars + size > max_chars or (max_lines is not None and i - out[-1] >= max_lines)
-        if i > out[-1] and (full or (causes and CAUSE.match(lines[i]) is not None)):
+        cause = causes and (i in explained or CAUSE.match(lines[i]) is not None)
+        if i > out[-1] and (full or cause):
             out.append(i)
             chars = 0
         chars += size
+    return out
+
+
+def _explanations(lines: list[str], a: int, b: int) -> set[int]:
+    """Where each pytest explanation among lines a..b begins: the `>` line just above a run
+    of `E` lines (within _SOURCE_REACH), else the run's first `E` line."""
+    out: set[int] = set()
+    for i in range(a, b):
+        if not _EXPLAINED.match(lines[i]) or (i > a and _EXPLAINED.match(lines[i - 1])):
+            continue
+        source = next(
+            (j for j in range(i - 1, max(a, i - _SOURCE_REACH) - 1, -1)
+             if _FAILING_SOURCE.match(lines[j])),
+            i,
+        )  # fmt: skip
+        out.add(source)
     return out
 
 
