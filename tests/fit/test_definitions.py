@@ -34,6 +34,10 @@ from sharedctx_server.segment.definition_marks import definition_terms
         ("type Config struct {", "Config"),
         ("interface Props {", "Props"),
         ("module Billing", "Billing"),
+        ("MAX_KEYS = 300", "MAX_KEYS"),  # a module's constant
+        ('+REWRITING: frozenset[str] = frozenset({"status"})', "REWRITING"),  # with its type
+        ("export const apiBase = '/v1'", "apiBase"),
+        ("const MAX_RETRIES: u32 = 5;", "MAX_RETRIES"),
     ],
 )
 def test_a_line_that_defines_a_name_is_found_in_each_language(line: str, name: str) -> None:
@@ -48,6 +52,9 @@ def test_a_line_that_defines_a_name_is_found_in_each_language(line: str, name: s
         "2026-12-06 10:05:01 INFO module loaded: billing",
         '  File "app.py", line 12, in render_total',
         "    return render_total(lines)",
+        "HTTP/1.1 200 OK",
+        "ERROR == 4",  # a comparison
+        "Total = 4",  # not a constant's upper case
     ],
 )
 def test_prose_logs_and_calls_define_nothing(line: str) -> None:
@@ -64,8 +71,11 @@ def test_a_question_asks_for_the_marks_of_the_names_it_writes_as_code() -> None:
     # Called a function or a class in words.
     assert definition_query_terms("what does the parse function do?") == definition_marks("parse")
     assert definition_query_terms("show me class Ledger") == definition_marks("Ledger")
+    # A constant by its upper case (four letters or more).
+    assert definition_query_terms("what is in REWRITING?") == definition_marks("REWRITING")
     # Plain questions name no code.
     assert definition_query_terms("why did the nightly job fail?") == []
+    assert definition_query_terms("is the API up?") == []
     assert definition_query_terms("which function failed?") == []  # "which" is no term
     assert set(definition_marks("render_total")) <= set(query_terms("what is render_total?"))
 

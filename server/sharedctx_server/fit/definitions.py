@@ -3,8 +3,9 @@
 "What changed in render_excerpt?", "what does `parse_args` do?": the name is on every line
 that calls or imports it, and the hunk or body that defines it, longer than those lines,
 scores below them (BM25 divides by length). So a line that defines a name (`def name(`,
-`class Name:`, `function name(`, `func (r *T) Name(`, `fn name<`, `struct Name {`, or a diff's
-hunk header naming the function the hunk changes) marks its segment with a term per term of
+`class Name:`, `function name(`, `func (r *T) Name(`, `fn name<`, `struct Name {`, `const
+name =`, a module's upper-case constant `NAME = ...`, or a diff's hunk header naming the
+function the hunk changes) marks its segment with a term per term of
 the name (`§renderexcerpt`, `§render`, `§excerpt`), and a question that names an identifier
 asks for the marks of its terms: a name is defined in one place, so its mark is rare, and BM25
 weighs it so. `§` is no word character: no term of any text is a mark.
@@ -26,7 +27,7 @@ _MODIFIERS = (
 )
 _KEYWORDS = (
     r"(?:def|class|function\*?|func(?:[ \t]*\([^)\n]*\))?|fn|struct|enum|trait|interface|impl"
-    r"|type|module|object)"
+    r"|type|module|object|const)"
 )
 # A definition: maybe a diff's line marker or a hunk header (`@@ -1,4 +1,5 @@ def name(`), the
 # modifiers, the keyword, the name, and what follows a name being defined (a parameter list,
@@ -37,12 +38,23 @@ _DEFINITION = re.compile(
     r"(?=[ \t]*[(:{<=\[]|[ \t]+(?:struct|interface|extends|implements)\b|[ \t]*$)",
     re.MULTILINE,
 )
-# A name as code writes it, in a question: in backticks, called (`parse()`), snake_case, or
-# with a lower-to-upper turn (camelCase, PascalCase).
+# A constant, defined where a module's lines start: an upper-case name assigned (maybe with
+# its type) on a line of its own, maybe after a diff's line marker (`+REWRITING: frozenset[
+# CompressorName] = ...`, `MAX_KEYS = 300`); `const` above covers the languages that say so.
+_CONSTANT = re.compile(
+    r"^[-+ ]?(?:@@ [^@\n]* @@[ \t]*)?(_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)"
+    r"(?=[ \t]*(?::[^=\n]*)?=(?!=))",
+    re.MULTILINE,
+)
+# A name as code writes it, in a question: in backticks, called (`parse()`), snake_case, with
+# a lower-to-upper turn (camelCase, PascalCase), or a constant's upper case, four letters or
+# more ("which compressors are in REWRITING?"; an acronym the text defines nowhere asks for
+# a mark no segment holds, which counts for nothing).
 _CODE_NAME = re.compile(
     r"`([^`\s]+)`"  # `in backticks`
     r"|\b([A-Za-z_$][\w$]*)\(\)"  # called()
     r"|\b([A-Za-z$][\w$]*_[\w$]+|_[\w$]+|[\w$]*[a-z][A-Z][\w$]*)\b"  # snake_case, camelCase
+    r"|\b([A-Z][A-Z0-9]{3,})\b"  # CONSTANT
 )
 # A name the question calls a function, a class...: "the parse function", "class Excerpt"
 # (after the word, only a name that looks like one: "which function failed?" names none).
@@ -52,8 +64,10 @@ _NAME_AFTER = re.compile(rf"(?i:\b{_KIND})[ \t]+([A-Z_$][\w$]*|[a-z][\w$]*_[\w$]
 
 
 def defined_names(text: str) -> list[tuple[int, str]]:
-    """Each name `text` defines, with the offset of the line that defines it."""
-    return [(m.start(), m[1]) for m in _DEFINITION.finditer(text)]
+    """Each name `text` defines, with the offset of the line that defines it, in order."""
+    found = [(m.start(), m[1]) for m in _DEFINITION.finditer(text)]
+    found += [(m.start(), m[1]) for m in _CONSTANT.finditer(text)]
+    return sorted(found)
 
 
 def definition_marks(name: str) -> list[str]:
