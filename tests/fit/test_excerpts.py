@@ -28,6 +28,7 @@ from sharedctx_server.fit import (
 )
 from sharedctx_server.fit.excerpt_items import (
     BLOCK_MEMBERS,
+    CONTEXT_SLACK,
     ITEM_EXPONENT,
     REPEAT_FREE,
     SERIES_SHARE,
@@ -625,6 +626,35 @@ def test_an_error_hit_brings_the_segment_before_it_or_comes_alone_when_both_do_n
         sel = fill([0.9], [200], [view], segs=segs, budget_tokens=budget, keep_recent=0)
         assert sorted(sel.excerpts[0].covered) == shown
     assert single.tokens < pair.tokens
+
+
+def test_a_neighbour_much_larger_than_its_hit_gives_way_to_a_weaker_hit() -> None:
+    # Twenty segments of 10 tokens but the 9th, 200 tokens (another file's block of
+    # warnings); the best hit at 10 carries an error (eslint's count of problems), a weaker
+    # one at 3. With room for the hit and the large segment before it, the weaker hit and
+    # the hit's small neighbours go in instead: the large one is neither brought by the
+    # error nor worth its share as context.
+    errors = np.zeros(20)
+    errors[10] = 0.9
+    tokens = np.full(20, 10, dtype=np.int64)
+    tokens[9] = 200
+    segs = Segments(np.ones(20, dtype=np.int64), tokens, errors)
+    relevance = np.zeros(20)
+    relevance[10], relevance[3] = 1.0, 0.5
+    pair = Excerpt(segs, marker_tokens)
+    pair.add([9, 10])
+    view = SegmentView(0, segs, relevance)
+    sel = fill([0.9], [400], [view], segs=segs, budget_tokens=pair.tokens, keep_recent=0)
+    covered = sel.excerpts[0].covered
+    assert {3, 10, 11} <= set(covered) and 9 not in covered
+    # A neighbour no larger than its hit plus CONTEXT_SLACK still comes first.
+    tokens[9] = 10 + CONTEXT_SLACK
+    segs = Segments(np.ones(20, dtype=np.int64), tokens, errors)
+    pair = Excerpt(segs, marker_tokens)
+    pair.add([9, 10])
+    view = SegmentView(0, segs, relevance)
+    sel = fill([0.9], [400], [view], segs=segs, budget_tokens=pair.tokens, keep_recent=0)
+    assert sorted(sel.excerpts[0].covered) == [9, 10]
 
 
 def test_a_hit_brings_its_head_before_its_neighbours_when_the_budget_allows() -> None:

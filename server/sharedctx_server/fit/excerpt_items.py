@@ -33,6 +33,7 @@ __all__ = [
     "BLOCK_MEMBERS",
     "CONTEXT_RINGS",
     "CONTEXT_SHARE",
+    "CONTEXT_SLACK",
     "ENTRY_EXPONENT",
     "ENTRY_FREE",
     "ENTRY_SHARE",
@@ -70,6 +71,8 @@ CONTEXT_SHARE = 0.7
 # How far context reaches on each side of a hit, in segments: a PostgreSQL error's statement
 # is its second line after (docs/excerpts.md); a third changed no answer.
 CONTEXT_RINGS = 2
+# A neighbour up to this many tokens larger than its hit keeps its whole share (_sized).
+CONTEXT_SLACK = 32
 # What a hit's head is worth: more than a neighbour, since it says what the line is part of
 # (which columns, which commit, which folder), and once shown it serves every hit below it.
 HEAD_SHARE = 0.75
@@ -172,9 +175,12 @@ def hit_items(
     # of 3,000 tokens beside the 31-token ticket that answered).
     beyond = _rank_in_group(slot + 1, score, slot, local) - ENTRY_FREE + 1
     score *= np.power(ENTRY_SHARE, np.maximum(beyond, 0))
-    # A hit that carries an error brings the segment before it.
-    with_before = (table.errors[hits] > 0) & (local > 0)
-    before_tokens = np.where(with_before, table.tokens[np.maximum(hits - 1, 0)], 0)
+    # A hit that carries an error brings the segment before it, unless that is much larger
+    # than the hit (_sized): eslint's count of problems, `1 errors`, had brought 213 tokens of
+    # another file's warnings.
+    before_at = np.maximum(hits - 1, 0)
+    with_before = (table.errors[hits] > 0) & (local > 0) & (_sized(table, hits, before_at) >= 1)
+    before_tokens = np.where(with_before, table.tokens[before_at], 0)
     hit_cost = (table.tokens[hits] + before_tokens).astype(np.int64)
     # The best hits (ties: row, then segment) until their costs cover a few budgets, the
     # first of them with their context: a hit's neighbours rank below many weaker hits, but
@@ -303,12 +309,14 @@ def _context(table: SegmentTable, hits: IntArray) -> tuple[IntArray, IntArray, F
         (np.flatnonzero(headed), (hits - local + head)[headed], HEAD_SHARE)
     ]
     for ring in range(1, CONTEXT_RINGS + 1):
-        # The k-th segment before and after the hit, inside its entry, worth CONTEXT_SHARE**k.
+        # The k-th segment before and after the hit, inside its entry, worth CONTEXT_SHARE**k,
+        # less when it is much larger than the hit (_sized).
         before = local >= ring
         after = table.followed(hits, ring)
         share = CONTEXT_SHARE**ring
-        parts.append((np.flatnonzero(before), hits[before] - ring, share))
-        parts.append((np.flatnonzero(after), hits[after] + ring, share))
+        for side, step in ((before, -ring), (after, ring)):
+            at = hits[side] + step
+            parts.append((np.flatnonzero(side), at, share * _sized(table, hits[side], at)))
     which, member = table.members_of(hits)
     keep = member != hits[which] + 1  # the neighbour after the hit is context already
     which, member = which[keep], member[keep]
@@ -321,6 +329,16 @@ def _context(table: SegmentTable, hits: IntArray) -> tuple[IntArray, IntArray, F
         np.concatenate([p[1] for p in parts]).astype(np.int64),
         np.concatenate([np.broadcast_to(p[2], p[0].shape) for p in parts]),
     )
+
+
+def _sized(table: SegmentTable, hits: IntArray, at: IntArray) -> FloatArray:
+    """How much of its share a neighbour `at` keeps beside its hit: all of it up to
+    CONTEXT_SLACK tokens more than the hit, then the hit's tokens (plus the slack) over its
+    own. A neighbour says what surrounds a line; one that costs many times the line is
+    another block: eslint's 213 tokens of another file's warnings beside its 32-token count
+    of problems had gone in before the 116-token block that held the error asked about."""
+    room = table.tokens[hits] + CONTEXT_SLACK
+    return np.asarray(np.minimum(1.0, room / np.maximum(table.tokens[at], 1)), dtype=np.float64)
 
 
 def _error_members(
