@@ -70,6 +70,11 @@ NAMES = [
     # Positions that report no failure.
     "cursor at line 3, column 7",
     "SELECT column_name FROM columns WHERE line = 3",
+    # Settings that bound failures: a manifest's threshold, a probe's (kubectl describe).
+    "        failureThreshold: 3",
+    "max_failures: 10",
+    "error_rate_limit=10",
+    "Liveness:  http-get http://:8080/healthz delay=10s period=10s #success=1 #failure=3",
 ]
 
 

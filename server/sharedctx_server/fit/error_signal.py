@@ -158,11 +158,16 @@ _SIGNALS: tuple[_Signal, ...] = (
     ),
     # Failure counts: `3 failed`, `1 error`, `error_count=2`, `num_failures: 4`. The word
     # starts the name or one of its `_` parts: `HAVE_GAI_STRERROR=1` (a build setting that
-    # says strerror exists) counts nothing.
+    # says strerror exists) counts nothing. Nor does a setting that bounds failures
+    # (`failureThreshold: 3` in a manifest, `max_failures: 10`, `error_rate_limit=10`) or a
+    # probe's `#failure=3` beside its `#success=1` (every container of `kubectl describe`):
+    # those had counted as much as `Reason: OOMKilled` beside them.
     _Signal(
         re.compile(
             r"\b0*[1-9]\d*\s+(?:failed|errors?|failures?)\b"
-            r"|\b(?:\w*_)?(?:error|fail|exception)\w*\s*[:=]\s*0*[1-9]\d*(?![\w.])"
+            r"|(?<!#)\b(?!(?:max|min|allowed|tolerated)_)(?:\w*_)?(?:error|fail|exception)"
+            r"(?!\w*(?:threshold|limit|budget|tolerance|allowed|rate|timeout|retries|retry"
+            r"|delay|backoff|interval|max|min))\w*\s*[:=]\s*0*[1-9]\d*(?![\w.])"
         ),
         ("fail", "error", "exception"),
         0.6,
@@ -174,7 +179,7 @@ _SIGNALS: tuple[_Signal, ...] = (
     # nor before a file's extension (`errors.py`, `error.log` are names of files).
     _Signal(
         re.compile(
-            r"(?:(?<!\.)|(?=\w+\())\b(?:errors?|exceptions?|failed|failures?|fail(?:s|ing)?|fatal|panic(?:ked|s)?"
+            r"(?:(?<![.#])|(?=\w+\())\b(?:errors?|exceptions?|failed|failures?|fail(?:s|ing)?|fatal|panic(?:ked|s)?"
             r"|crash(?:ed|es)?|abort(?:ed)?|traceback|denied|refused|timed out|unhandled|uncaught"
             r"|critical|killed|undefined reference"
             # What the shell, coreutils, make and the loader say when they fail, naming no
