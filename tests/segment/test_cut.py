@@ -560,7 +560,7 @@ def test_a_rust_panic_keeps_its_message_and_each_frame_its_place(backtrace: bool
     if backtrace:
         frame = next(part for part in parts if part.startswith("   4: backoff::tests::slug_spaces"))
         assert frame == "   4: backoff::tests::slug_spaces\n             at ./src/lib.rs:11:32"
-        # Every frame of the unwinding machinery says `panicking`; the message says what
+        # Each frame's `at` line reads as a stack frame, error evidence; the message says what
         # went wrong, and carries the trace's strongest error (a block's strongest errors
         # come with a hit on it).
         segments = cut(text)

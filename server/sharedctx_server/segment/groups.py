@@ -15,7 +15,7 @@ import numpy as np
 from ..compress.json_compress import BOM
 from ..compress.whitespace import indentation
 from .config import SegmentConfig
-from .records import CAUSE
+from .records import CAUSE, PYTEST_EXPLAINED, PYTEST_SOURCE
 
 __all__ = [
     "at_most",
@@ -222,9 +222,6 @@ def json_items(lines: list[str], config: SegmentConfig) -> list[int]:
     return best
 
 
-# pytest's explanation of a failure: its `E` lines, after the `>` line of source they explain.
-_EXPLAINED = re.compile(r"^E {3,}")
-_FAILING_SOURCE = re.compile(r"^> {3,}")
 # How far above the first `E` line the `>` line it explains may start (a statement of a few
 # lines).
 _SOURCE_REACH = 4
@@ -277,15 +274,15 @@ def _runs(
 
 
 def _explanations(lines: list[str], a: int, b: int) -> set[int]:
-    """Where each pytest explanation among lines a..b begins: the `>` line just above a run
-    of `E` lines (within _SOURCE_REACH), else the run's first `E` line."""
+    """Where each pytest explanation among lines a..b begins: the `>` line of source just
+    above a run of `E` lines (within _SOURCE_REACH), else the run's first `E` line."""
     out: set[int] = set()
     for i in range(a, b):
-        if not _EXPLAINED.match(lines[i]) or (i > a and _EXPLAINED.match(lines[i - 1])):
+        if not PYTEST_EXPLAINED.match(lines[i]) or (i > a and PYTEST_EXPLAINED.match(lines[i - 1])):
             continue
         source = next(
             (j for j in range(i - 1, max(a, i - _SOURCE_REACH) - 1, -1)
-             if _FAILING_SOURCE.match(lines[j])),
+             if PYTEST_SOURCE.match(lines[j])),
             i,
         )  # fmt: skip
         out.add(source)

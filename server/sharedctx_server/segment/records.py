@@ -13,7 +13,7 @@ import re
 
 from ..compress.shapes import ASSERTED_VALUE, CLOCK_STAMP, RUNNER_STAMP, SOURCE_GUTTER
 
-__all__ = ["CAUSE", "RUST_PANIC", "flush_left", "records"]
+__all__ = ["CAUSE", "PYTEST_EXPLAINED", "PYTEST_SOURCE", "RUST_PANIC", "flush_left", "records"]
 
 # Where a cause of the exception before begins (Java, Python): a long traceback splits there.
 _CAUSE_LINE = (
@@ -25,6 +25,10 @@ _TRACE_LINE = (
 # pytest's failure blocks mark the failing line `>` and its explanation `E`, both followed by
 # spaces: they belong to the block (the test's header, its source, then these).
 _PYTEST_MARK = r"[>E] {3,}"
+# The two apart: where a failing test went wrong and what pytest says of it (groups.py cuts a
+# long failure block where one is explained).
+PYTEST_SOURCE = re.compile(r"^> {3,}")
+PYTEST_EXPLAINED = re.compile(r"^E {3,}")
 # A failed assertion's values stay with the failure, which xUnit prints them unindented under.
 _CONTINUATION = re.compile(rf"^(?:[ \t]|{_TRACE_LINE}|{_PYTEST_MARK}|{ASSERTED_VALUE})")
 CAUSE = re.compile(rf"^\s*(?:{_CAUSE_LINE})")

@@ -81,8 +81,8 @@ def root_cause_errors(
     """`errors` with each Java trace's root cause (the last `Caused by:` segment of a run of
     `runs`) made its strongest, a little above the others: the deepest cause says what went
     wrong, and the trace's frames, judged as strong, only where. So does the message of a
-    Rust panic before its backtrace's frames (`stack backtrace:` between them), whose
-    function names say `panicking` on every frame of the machinery that unwinds."""
+    Rust panic before its backtrace's frames (`stack backtrace:` between them): each frame's
+    `at src/lib.rs:11:32` line reads as a stack frame, evidence as strong as the message."""
     out = list(errors)
     for run in runs:
         causes = [k for k in run if _CAUSE.match(lines[starts[k]])]
