@@ -520,6 +520,21 @@ def test_a_compressed_form_that_rewrites_every_line_stands_in_for_the_matching_o
         assert fill([0.9], [big], [needle(0)], **options).forms.tolist() == [Form.EXCERPT]
 
 
+def test_a_rewriting_form_larger_than_a_quarter_of_the_budget_goes_whole_for_a_list() -> None:
+    big = int(SEGS.tokens.sum())
+    # Beside a small entry that scores nearly as well (no clear lead), with room for the
+    # whole form but more than a quarter of the budget: asked for one line (a function's
+    # definition in a search), the excerpt says it in fewer tokens; asked for many alike
+    # lines (every deleted file of a status), more than an excerpt shows freely, the whole
+    # form lists them all.
+    one = needle(0)
+    many = SegmentView(0, SEGS, np.where(np.arange(len(SEGS)) % 2 == 0, 1.0, 0.0))
+    options = {"comp": [big // 2, 5], "budget_tokens": big, "keep_recent": 0}
+    for view, form in ((one, Form.EXCERPT), (many, Form.COMPRESSED)):
+        sel = fill([0.9, 0.85], [big, 5], [view], rewritten=[True, False], **options)
+        assert sel.forms[sel.indices.tolist().index(0)] == form
+
+
 def test_the_line_that_matches_best_wins_over_a_slightly_better_entrys_line() -> None:
     big = int(SEGS.tokens.sum())
 

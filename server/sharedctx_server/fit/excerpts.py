@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from sharedctx_server.fit.excerpt_items import ExcerptItems, Series, hit_items
+from sharedctx_server.fit.excerpt_items import REPEAT_FREE, ExcerptItems, Series, hit_items
 from sharedctx_server.fit.segment_relevance import MarkerTokens, Relevance, SegmentView
 from sharedctx_server.fit.segments import (
     LONG_LINE_CHARS,
@@ -255,6 +255,7 @@ def excerpt_offer(
         has_hits[table.slots] = best > 0
         strong = rho >= STRONG_HIT * float(rho.max())
         strong_tokens = np.add.reduceat(np.where(strong, table.tokens, 0), table.bounds[:-1])
+        strong_count = np.add.reduceat(strong.astype(np.int64), table.bounds[:-1])
         # Against the text the segments cut (the full form), not the whole form's cost: a
         # compressed form is cheaper but need not hold the lines that matched.
         text_tokens = np.add.reduceat(table.tokens, table.bounds[:-1])
@@ -266,6 +267,11 @@ def excerpt_offer(
             if rewritten is None or full_costs is None
             else rewritten[table.slots]
         )
+        # Such a form, whole, is how to show more strong hits than an excerpt shows freely
+        # (REPEAT_FREE): "which files were deleted?" of a status, whose excerpt showed the
+        # first few of its alike lines. For a few (one function's definition in a search),
+        # the excerpt says it in fewer tokens, and the rule of WHOLE_SHARE holds.
+        listed = shows_all & (strong_count > REPEAT_FREE)
         if full_costs is not None:
             full = full_costs[table.slots]
             # Whole, a compressed form may have dropped the very lines that matched: then the
@@ -277,7 +283,7 @@ def excerpt_offer(
             omits[table.slots] = lacks | ((whole < KEPT_SHARE * full) & ~shows_all)
         only[table.slots] = (best > 0) & (
             lacks
-            | ((omits[table.slots] | ((whole > WHOLE_SHARE * budget) & ~shows_all)) & concentrated)
+            | ((omits[table.slots] | ((whole > WHOLE_SHARE * budget) & ~listed)) & concentrated)
         )
         candidates = np.where(relevance.candidates, entry_scores, np.nan)
         only &= ~_clear_lead(candidates, whole_costs, budget, omits)
