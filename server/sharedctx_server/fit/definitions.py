@@ -31,19 +31,18 @@ _KEYWORDS = (
 )
 # A definition: maybe a diff's line marker or a hunk header (`@@ -1,4 +1,5 @@ def name(`), the
 # modifiers, the keyword, the name, and what follows a name being defined (a parameter list,
-# a body, a base, generics, `=`), so that prose ("class names are...") is not one.
+# a body, a base, generics, `=`), so that prose ("class names are...") is not one. Or a
+# constant, defined where a module's lines start: an upper-case name assigned (maybe with its
+# type) on a line of its own (`+REWRITING: frozenset[CompressorName] = ...`, `MAX_KEYS =
+# 300`); `const` among the keywords covers the languages that say so. One pattern, one pass
+# over an entry's text at Put.
+_HUNK = r"(?:@@ [^@\n]* @@[ \t]*)?"
 _DEFINITION = re.compile(
-    r"^[-+ ]?[ \t]*(?:@@ [^@\n]* @@[ \t]*)?" + _MODIFIERS + _KEYWORDS + r"[ \t]+"
-    r"([A-Za-z_$][\w$]*)"
-    r"(?=[ \t]*[(:{<=\[]|[ \t]+(?:struct|interface|extends|implements)\b|[ \t]*$)",
-    re.MULTILINE,
-)
-# A constant, defined where a module's lines start: an upper-case name assigned (maybe with
-# its type) on a line of its own, maybe after a diff's line marker (`+REWRITING: frozenset[
-# CompressorName] = ...`, `MAX_KEYS = 300`); `const` above covers the languages that say so.
-_CONSTANT = re.compile(
-    r"^[-+ ]?(?:@@ [^@\n]* @@[ \t]*)?(_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)"
-    r"(?=[ \t]*(?::[^=\n]*)?=(?!=))",
+    r"^[-+ ]?(?:[ \t]*" + _HUNK + _MODIFIERS + _KEYWORDS + r"[ \t]+"
+    r"(?P<name>[A-Za-z_$][\w$]*)"
+    r"(?=[ \t]*[(:{<=\[]|[ \t]+(?:struct|interface|extends|implements)\b|[ \t]*$)"
+    r"|" + _HUNK + r"(?P<constant>_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)"
+    r"(?=[ \t]*(?::[^=\n]*)?=(?!=)))",
     re.MULTILINE,
 )
 # A name as code writes it, in a question: in backticks, called (`parse()`), snake_case, with
@@ -65,9 +64,7 @@ _NAME_AFTER = re.compile(rf"(?i:\b{_KIND})[ \t]+([A-Z_$][\w$]*|[a-z][\w$]*_[\w$]
 
 def defined_names(text: str) -> list[tuple[int, str]]:
     """Each name `text` defines, with the offset of the line that defines it, in order."""
-    found = [(m.start(), m[1]) for m in _DEFINITION.finditer(text)]
-    found += [(m.start(), m[1]) for m in _CONSTANT.finditer(text)]
-    return sorted(found)
+    return [(m.start(), m["name"] or m["constant"]) for m in _DEFINITION.finditer(text)]
 
 
 def definition_marks(name: str) -> list[str]:

@@ -255,7 +255,6 @@ def excerpt_offer(
         has_hits[table.slots] = best > 0
         strong = rho >= STRONG_HIT * float(rho.max())
         strong_tokens = np.add.reduceat(np.where(strong, table.tokens, 0), table.bounds[:-1])
-        strong_count = np.add.reduceat(strong.astype(np.int64), table.bounds[:-1])
         # Against the text the segments cut (the full form), not the whole form's cost: a
         # compressed form is cheaper but need not hold the lines that matched.
         text_tokens = np.add.reduceat(table.tokens, table.bounds[:-1])
@@ -271,7 +270,10 @@ def excerpt_offer(
         # (REPEAT_FREE): "which files were deleted?" of a status, whose excerpt showed the
         # first few of its alike lines. For a few (one function's definition in a search),
         # the excerpt says it in fewer tokens, and the rule of WHOLE_SHARE holds.
-        listed = shows_all & (strong_count > REPEAT_FREE)
+        listed = shows_all.copy()
+        if listed.any():  # most namespaces hold no such form: no count on every Fit
+            strong_count = np.add.reduceat(strong.astype(np.int64), table.bounds[:-1])
+            listed &= strong_count > REPEAT_FREE
         if full_costs is not None:
             full = full_costs[table.slots]
             # Whole, a compressed form may have dropped the very lines that matched: then the

@@ -10,6 +10,7 @@ are read as the tools print them.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ..compress.shapes import ASSERTED_VALUE, CLOCK_STAMP, RUNNER_STAMP, SOURCE_GUTTER
 
@@ -100,6 +101,17 @@ _PANIC_END = re.compile(r"^(?:note: |stack backtrace:)")
 # lines below the request, out of a hit's reach.
 _CURL_REQUEST = re.compile(r"^> (?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \S+ HTTP/")
 _CURL_LINE = re.compile(r"^[<>*{}](?: |$)")
+# Records that a line opens and the lines after it continue while they say so (the two above):
+# the line that ends one is read by the rules as any other.
+_OPENED: tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...] = (
+    (RUST_PANIC, lambda line: bool(line.strip()) and _PANIC_END.match(line) is None),
+    (_CURL_REQUEST, lambda line: _CURL_LINE.match(line) is not None),
+)
+
+
+def _opened(line: str) -> Callable[[str], bool] | None:
+    """What continues the record `line` opens, if it opens one of _OPENED."""
+    return next((continues for opener, continues in _OPENED if opener.match(line)), None)
 
 
 def _any_of(*patterns: re.Pattern[str]) -> re.Pattern[str]:
@@ -137,32 +149,18 @@ def records(lines: list[str]) -> list[int]:
     diagnostic = bool(_DIAGNOSTIC.match(lines[0]))  # in a rustc diagnostic's record
     crash = bool(_GO_CRASH.match(lines[0]))  # in a Go crash's message, before its goroutines
     goroutine = False  # in a goroutine of a Go crash (up to its blank line)
-    panic = bool(RUST_PANIC.match(lines[0]))  # in a Rust panic's message
-    exchange = bool(_CURL_REQUEST.match(lines[0]))  # in what curl -v sent and got back
+    opened = _opened(lines[0])  # a Rust panic's message, what curl -v sent and got back
     for i in range(1, len(lines)):
         line = lines[i]
         # A plain line outside any block (_SPECIAL): what the rules below would say of it.
-        quiet = not (
-            diagnostic
-            or goroutine
-            or crash
-            or panic
-            or exchange
-            or failures
-            or in_trace
-            or explained
-        )
-        if quiet and header < 0 and line.strip() and not special.match(line):
+        quiet = not (diagnostic or goroutine or crash or failures or in_trace or explained)
+        if quiet and opened is None and header < 0 and line.strip() and not special.match(line):
             starts.append(i)
             continue
-        if panic:
-            if line.strip() and not _PANIC_END.match(line):
+        if opened is not None:
+            if opened(line):
                 continue
-            panic = False
-        if exchange:
-            if _CURL_LINE.match(line):
-                continue
-            exchange = False
+            opened = None
         if diagnostic and (not line.strip() or _QUOTED_SOURCE.match(line)):
             continue
         if goroutine and line.strip():
@@ -199,8 +197,7 @@ def records(lines: list[str]) -> list[int]:
         in_trace = explained = False
         diagnostic = bool(_DIAGNOSTIC.match(line))
         crash = bool(_GO_CRASH.match(line))
-        panic = bool(RUST_PANIC.match(line))
-        exchange = bool(_CURL_REQUEST.match(line))
+        opened = _opened(line)
         starts.append(i)
     return starts
 
