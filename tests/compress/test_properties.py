@@ -187,7 +187,14 @@ JSON_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Up to 40 nested values of up to 40 leaves each: now and then most draws of a run overran
+# Hypothesis's buffer and its health check failed the run (once in a CI run here; no seed of
+# 73 tried reproduced it). An overrun draw is discarded; the 25 examples are still checked.
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(
     st.lists(JSON_VALUES, min_size=9, max_size=40),
     st.sampled_from([None, 1, 2, "\t"]),
