@@ -219,6 +219,55 @@ def test_a_lower_case_header_over_a_rule_is_a_header(token_counter: TokenCounter
     assert "status: succeeded 118, failed 2" in result.text.split("\n")
 
 
+def _profile(functions: int = 120) -> list[str]:
+    """cProfile's report: a preamble, then a header in lower case over columns of numbers
+    (a recursive function's calls as `total/primitive`) and the functions' names."""
+    rng = random.Random(5)
+    rows = [
+        ("ncalls", "tottime", "percall", "cumtime", "percall", "filename:lineno(function)"),
+        ("6/1", "0.000", "0.000", "2.104", "2.104", "{built-in method builtins.exec}"),
+        ("1", "1.377", "1.377", "1.377", "1.377", "job.py:41(slow_merge)"),
+    ]
+    for i in range(functions):
+        calls, total = rng.randint(1, 90000), rng.random() / 50
+        rows.append(
+            (str(calls), f"{total:.3f}", f"{total / calls:.3f}", f"{total * 1.5:.3f}",
+             f"{total * 1.5 / calls:.3f}", f"helpers.py:{i + 10}(step_{i})")
+        )  # fmt: skip
+    head = ["         908123 function calls (908001 primitive calls) in 2.104 seconds", "",
+            "   Ordered by: cumulative time", ""]  # fmt: skip
+    return head + ["{:>9} {:>8} {:>8} {:>8} {:>8} {}".format(*row) for row in rows]
+
+
+def test_a_lower_case_header_over_columns_of_numbers_is_a_header(
+    token_counter: TokenCounter,
+) -> None:
+    # cProfile's names are in lower case with no rule under them: read as no table, its
+    # report went uncompressed, 7,313 tokens for 221 lines.
+    lines = _profile()
+    result = compress("\n".join(lines), count_tokens=token_counter.count, kind="tool_output")
+    assert result.compressor == "table"
+    out = result.text.split("\n")
+    assert out[0].startswith("[table (aligned, 6 columns): 122 rows;")
+    assert out[3].split() == lines[4].split()
+    # The function that takes the most time is among the rows kept.
+    assert any("slow_merge" in line for line in out)
+    assert result.compressed_tokens < 0.3 * result.original_tokens
+
+
+def test_a_lower_case_line_over_prose_is_no_header(token_counter: TokenCounter) -> None:
+    # In lower case a header must stand over columns of numbers: lines of words split into
+    # as many words as a line above them proves nothing.
+    rows = [f"then we {verb} the {noun} and it {state} again" for verb, noun, state in zip(
+        ["moved", "read", "sent", "kept", "lost", "found"] * 5,
+        ["box", "note", "file", "key", "map", "list"] * 5,
+        ["broke", "held", "failed", "worked", "stopped", "ran"] * 5, strict=True,
+    )]  # fmt: skip
+    text = "\n".join(["notes from the week of the move", *rows])
+    names = {t.name for t in explain(text, count_tokens=token_counter.count).trials}
+    assert "table" not in names
+
+
 def test_counts_name_a_last_single_value_rather_than_one_other() -> None:
     from sharedctx_server.compress.wording import tally
 

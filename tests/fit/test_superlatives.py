@@ -27,6 +27,18 @@ def test_a_column_is_asked_by_its_names_words_folded() -> None:
     assert column_words("ID") == []  # too short to be asked by a prefix
 
 
+def test_a_joined_column_name_is_asked_by_its_last_word() -> None:
+    # cProfile's `tottime` and `ncalls`: "the most time", "the most calls".
+    tails = column_words("tottime", tails=True)
+    assert tails[0] == column_words("tottime")[0]
+    (time,) = column_words("time")
+    (calls,) = column_words("calls")
+    assert time in tails and calls in column_words("ncalls", tails=True)
+    assert MOST + time in superlative_terms("which function takes the most time?")
+    # Without `tails` (the words a query implies), a name stays whole.
+    assert column_words("duration") == [column_words("duration", tails=True)[0]]
+
+
 def test_a_query_without_a_superlative_asks_for_no_mark() -> None:
     assert superlative_terms("how much memory does the worker use?") == []
     assert superlative_terms("") == []

@@ -191,3 +191,21 @@ def test_a_logs_named_numbers_of_one_statement_are_columns() -> None:
     assert MOST + row in marks[line_of(rows, max(rows))]
     # A batch number grows on every line: it counts, it measures nothing.
     assert not any(term.endswith("batch") for terms in marks.values() for term in terms)
+
+
+def test_a_profile_marks_the_function_that_takes_the_most_time() -> None:
+    # cProfile's columns: a name in lower case, joined words (`tottime`), ratios (`6/1`).
+    lines = [
+        "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)",
+        "      6/1    0.000    0.000    0.649    0.649 {built-in method builtins.exec}",
+        "        1    0.008    0.008    0.643    0.643 prof.py:10(main)",
+        "        1    0.323    0.323    0.323    0.323 prof.py:5(slow_sort)",
+        "    20001    0.073    0.000    0.073    0.000 {method 'findall' of 're.Pattern'}",
+        "   160000    0.062    0.000    0.062    0.000 {method 'hexdigest' of 'HASH'}",
+    ]
+    marks = marks_by_line(lines)
+    (time,) = column_words("time")
+    assert MOST + time in marks[3] and MOST + column_words("tottime")[0] in marks[3]
+    assert MOST + time in marks[1]  # the largest cumulative time: "most time" asks both
+    (calls,) = column_words("calls")
+    assert MOST + calls in marks[5]

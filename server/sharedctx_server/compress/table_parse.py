@@ -34,7 +34,9 @@ _MIN_ROWS = 4
 _MIN_FIT = 0.8  # share of rows that must fit the header's columns
 _LABEL = re.compile(r"^[^\W\d_]|^[%#(|+*]")
 _CAPITAL = re.compile(r"^[A-Z%#|+*]")
-_NUMERIC_CELL = re.compile(r"^-?[\d.,:]+[KMGTPkmgt%]?$")
+# A number, a size (`12K`), a share (`3%`), a time (`0:05`) or a ratio (kubectl's `1/1`,
+# cProfile's `6/1` calls of a recursive function).
+_NUMERIC_CELL = re.compile(r"^-?[\d.,:]+(?:/[\d.,:]+)?[KMGTPkmgt%]?$")
 _HEADING = re.compile(r"^\s*#{1,6} ")  # a Markdown heading is not a header row
 _NUMBER_ONLY = re.compile(r"^[\d.,:/-]+$")
 _RULE = re.compile(r"^[\s+|-]*[-=]{3,}[\s+|=-]*$")
@@ -212,23 +214,24 @@ def _aligned_columns(header: str, rows: list[str]) -> tuple[list[tuple[int, str]
     return [(c.start, " ".join(c.words)) for c in columns], label
 
 
-def _word_columns(rows: list[str], n: int) -> bool:
-    """Whether rows split on whitespace into `n` columns of consistent types: at least three
-    columns, one of them numbers, and in every column but the last, numbers in (nearly)
-    every row or in (nearly) none. Words of prose split that way make no such columns."""
+def _word_columns(rows: list[str], n: int) -> int:
+    """How many columns of numbers rows make when split on whitespace into `n` columns of
+    consistent types (at least three columns, and in every column but the last, numbers in
+    (nearly) every row or in (nearly) none); 0 when they make no such columns, as words of
+    prose split that way do not."""
     if n < 3:
-        return False
+        return 0
     split = [row.split(None, n - 1) for row in rows]
     if sum(1 for cells in split if len(cells) == n) < _MIN_FIT * len(rows):
-        return False
+        return 0
     split = [cells for cells in split if len(cells) == n]
     numeric = 0
     for c in range(n - 1):
         share = sum(1 for cells in split if _NUMERIC_CELL.match(cells[c])) / len(split)
         if 0.1 < share < 0.9:
-            return False
+            return 0
         numeric += share >= 0.9
-    return numeric > 0
+    return numeric
 
 
 def _aligned_values(line: str, starts: list[int]) -> tuple[str, ...]:
@@ -245,28 +248,32 @@ def _aligned(lines: list[str], index: list[int]) -> Table | None:
     head = index[0]
     header = lines[head]
     rule = index[1] if len(index) > 1 and _RULE.match(lines[index[1]]) else None
-    # Names in lower case too when a rule underlines them (`sqlite3 -column`, psql's names).
-    labels = _labels(header.split(), capitalised=rule is None)
-    if not labels or _RECORD.match(header) or _HEADING.match(header):
+    # Names in lower case too when a rule underlines them (`sqlite3 -column`, psql's names),
+    # or when the rows split into as many words as the header has, most of them numbers
+    # (cProfile's `ncalls  tottime  percall  cumtime`, vmstat's): a line of prose above
+    # lines of prose makes no such columns.
+    words = header.split()
+    capitalised = _labels(words, capitalised=rule is None)
+    if not capitalised and not (rule is None and _labels(words, capitalised=False)):
+        return None
+    if _RECORD.match(header) or _HEADING.match(header):
         return None
     body = index[2:] if rule is not None else index[1:]
     if len(body) < _MIN_ROWS:
+        return None
+    probe = [lines[i] for i in body[:_PROBE_ROWS]]
+    if not capitalised and 2 * _word_columns(probe, len(words)) < len(words):
         return None
     if sum(1 for i in body[:_PROBE_ROWS] if _RECORD.match(lines[i])) >= 0.5 * min(
         len(body), _PROBE_ROWS
     ):
         return None
-    words = header.split()
     columns, label = _aligned_columns(header, [lines[i] for i in body])
     # One word a column, and every row at least as many words (the last column takes the
     # rest): split on whitespace. `ps` shifts a row right when a value overflows its column,
     # which would merge columns by position. Not when a name has a word over no values:
     # kubectl's `LAST SEEN` split in two moved every value of its events one column left.
-    by_words = (
-        not label
-        and len(columns) < len(words)
-        and _word_columns([lines[i] for i in body[:_PROBE_ROWS]], len(words))
-    )
+    by_words = not label and len(columns) < len(words) and _word_columns(probe, len(words)) > 0
     if by_words:
         columns = [(0, w) for w in words]
     if len(columns) < 2:

@@ -68,13 +68,20 @@ _NOT_MEASURED = frozenset(
     interesting useful popular""".split()
 )
 _SHORTEST_WORD = 3  # a column's word, or the prefix of a query word that may name it
+_SHORTEST_TAIL = 4  # the end of a column's word that may be a word of its own (column_words)
 _WORD = re.compile(r"[a-z]+")
 
 
-def column_words(name: str) -> list[str]:
+def column_words(name: str, tails: bool = False) -> list[str]:
     """The words a column is asked by: its name's runs of letters, folded (`%MEM`: mem,
-    `MEMORY(bytes)`: memory, byte; `RESTARTS`: restart)."""
-    words = (fold_suffix(word) for word in _WORD.findall(name.lower()))
+    `MEMORY(bytes)`: memory, byte; `RESTARTS`: restart); with `tails`, also every end of
+    _SHORTEST_TAIL letters or more of each, folded alike: a name that joins two words is
+    asked by its last (cProfile's `tottime` by "time", `ncalls` by "calls"). The other ends
+    (`ottime`) are terms no query word begins with."""
+    found = _WORD.findall(name.lower())
+    if tails:
+        found += [w[i:] for w in found for i in range(1, len(w) - _SHORTEST_TAIL + 1)]
+    words = (fold_suffix(word) for word in found)
     return list(dict.fromkeys(word for word in words if len(word) >= _SHORTEST_WORD))
 
 

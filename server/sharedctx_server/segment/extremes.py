@@ -113,7 +113,7 @@ def _table_marks(table: Table) -> list[tuple[int, list[str]]]:
     """(line, mark terms) of the rows that hold a measuring column's largest or smallest."""
     found: list[tuple[int, list[str]]] = []
     for c, name in enumerate(table.columns):
-        words = column_words(name)
+        words = column_words(name, tails=True)
         if not words or is_id_column(name):
             continue
         numbers = numeric_values([row[c] if c < len(row) else "" for row in table.values])
@@ -151,7 +151,7 @@ def _json_marks(lines: list[str]) -> list[tuple[int, list[str]]]:
             columns.setdefault((indent, member[1]), []).append((i, float(member[2])))
     found: list[tuple[int, list[str]]] = []
     for (_, key), rows in columns.items():
-        words = column_words(key)
+        words = column_words(key, tails=True)
         if len(rows) >= _MIN_RECORDS and words and not is_id_column(key):
             found.extend(_marked(rows, words))
     return found
