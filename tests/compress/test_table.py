@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sharedctx_server.compress import compress, explain, missing_error_lines
+from sharedctx_server.compress.table_parse import find_tables
 from sharedctx_server.compress.table_rows import numeric_values
 from sharedctx_server.tokens import TokenCounter
 
@@ -285,3 +288,33 @@ def test_numbers_are_read_with_their_units_and_ages_as_seconds() -> None:
     # In a column with hours, days or two units, `5m` is five minutes.
     assert numeric_values(["45s", "6m58s", "5m", "2d"]) == [45.0, 418.0, 300.0, 172800.0]
     assert numeric_values(["ok", "failed", "3"]) is None
+    assert numeric_values(["12 MB", "3 KB"]) == [12e6, 3e3]  # a unit apart from its number
+
+
+def test_two_numbers_in_one_cell_are_no_number() -> None:
+    # Columns a header did not split (vmstat's `cache` over `2139108    0` before its names
+    # were read as words): reading the cell had raised, and with it every Fit of the
+    # namespace that held the output.
+    assert numeric_values(["2139108 0", "23992", "1", "4", "5"]) == [None, 23992.0, 1.0, 4.0, 5.0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="0123456789 .,-:/%KMGTPimsdhB", max_size=12), max_size=8))
+def test_reading_a_column_never_raises(values: list[str]) -> None:
+    numbers = numeric_values(values)
+    assert numbers is None or len(numbers) == len(values)
+
+
+def test_vmstat_reads_one_column_per_name(token_counter: TokenCounter) -> None:
+    # Lower-case names over numbers that overflow their width and shift the rest right.
+    text = """procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----
+ r  b   swpd   free   buff  cache   si   so    bi    bo   in   cs us sy id wa st
+ 4  0      0 21984640  23992 2139108    0    0   789  1260  504 1258 34  5 60  0  0
+ 4  0      0 21984640  23992 2139108    0    0     0   320 2560 9594 69  5 26  0  0
+ 3  0      0 21984640  23992 2139108    0    0    96    40 1541 4982 54  5 42  0  0
+ 2  1      0 21981200  23992 2139300    0    0  1024 15000 1890 7020 40  9 38 13  0"""
+    (section,) = find_tables(text.split("\n"))
+    assert section.table is not None
+    assert section.table.columns[5:8] == ("cache", "si", "so")
+    assert section.table.values[3][8:10] == ("1024", "15000")
+    compress(text, count_tokens=token_counter.count, kind="tool_output")  # reads, never raises

@@ -273,7 +273,10 @@ def _aligned(lines: list[str], index: list[int]) -> Table | None:
     # rest): split on whitespace. `ps` shifts a row right when a value overflows its column,
     # which would merge columns by position. Not when a name has a word over no values:
     # kubectl's `LAST SEEN` split in two moved every value of its events one column left.
-    by_words = not label and len(columns) < len(words) and _word_columns(probe, len(words)) > 0
+    # A header in lower case is read only so (above): vmstat shifts values as ps does.
+    by_words = not capitalised or (
+        not label and len(columns) < len(words) and _word_columns(probe, len(words)) > 0
+    )
     if by_words:
         columns = [(0, w) for w in words]
     if len(columns) < 2:

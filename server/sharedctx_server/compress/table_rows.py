@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 __all__ = ["MAX_KEYS", "RowChoice", "choose_rows", "is_id_column", "numeric_values"]
 
 _NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?(?P<unit>[KMGTP]i?B?|%|[kmgt]b|ms|m|s)?$")
+_TWO_NUMBERS = re.compile(r"\d\s+\d")
 _UNIT_SCALE = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 # Units that are no multiple of bytes: milliseconds, and Kubernetes' millicores (`250m`).
 _SMALL_UNITS = {"ms": 1e-3, "m": 1e-3, "s": 1.0, "%": 1.0}
@@ -53,11 +54,14 @@ _KEY_COLUMNS = 3
 def _number(value: str) -> float | None:
     if value.isascii() and value.isdigit():
         return float(value)  # most cells of a numeric column: what the pattern would read
-    m = _NUMBER.match(value.replace(" ", ""))
+    if _TWO_NUMBERS.search(value):
+        return None  # two values in one cell (`2139108 0`: columns a header did not split)
+    compact = value.replace(" ", "")  # a unit apart from its number: `12 MB`
+    m = _NUMBER.match(compact)
     if m is None:
         return None
     unit = m.group("unit") or ""
-    number = float(value[: m.start("unit")] if unit else value.replace(",", ""))
+    number = float(compact[: m.start("unit")] if unit else compact.replace(",", ""))
     scale = _SMALL_UNITS.get(unit) or _UNIT_SCALE.get(unit[:1].upper(), 1.0)
     return number * scale
 
