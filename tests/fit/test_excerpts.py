@@ -354,6 +354,7 @@ def fill(
     comp = np.asarray(opts.pop("comp", costs), dtype=np.int64)
     lexical = opts.pop("lexical", None)
     rewritten = opts.pop("rewritten", None)
+    asks_cause = opts.pop("asks_cause", False)
     options = SelectionOptions(**opts)
     rho = {v.row: v.relevance for v in views}
     index = SegmentIndex()
@@ -363,7 +364,9 @@ def fill(
     flat = np.concatenate(
         [np.zeros(0)] + [rho.get(r, np.zeros(len(segs))) for r in table.slots.tolist()]
     )
-    relevance = Relevance(table, flat, flat, np.ones(n, dtype=np.bool_), index.segments_of)
+    relevance = Relevance(
+        table, flat, flat, np.ones(n, dtype=np.bool_), index.segments_of, asks_cause=asks_cause
+    )
     whole = full if options.form is Form.FULL else np.minimum(full, comp)
     offer = excerpt_offer(
         relevance,
@@ -737,6 +740,35 @@ def test_a_hit_in_a_block_brings_the_blocks_strongest_error_after_its_neighbours
         return list(sel.excerpts[0].covered)
 
     assert covered(wanted.tokens) == [2, 3, 4, 5, 25]
+
+
+def test_a_question_of_cause_brings_the_blocks_error_before_the_second_neighbours() -> None:
+    # `kubectl describe pod`: the container's block (head 2) holds `Restart Count: 14` (the
+    # hit, 10) and, five lines up, `Reason: OOMKilled` (5, error 0.6). "Why does the pod keep
+    # restarting?" asks for what went wrong, which shares no word with it: the error comes
+    # right after the hit's nearest neighbours, before the next ones out.
+    n = 30
+    heads = np.full(n, -1, dtype=np.int64)
+    heads[3:20] = 2
+    errors = np.zeros(n)
+    errors[5] = 0.6
+    segs = Segments(np.ones(n, dtype=np.int64), np.full(n, 10, dtype=np.int64), errors, heads)
+    relevance = np.zeros(n)
+    relevance[10] = 1.0
+    view = SegmentView(0, segs, relevance)
+    wanted = Excerpt(segs, marker_tokens)
+    wanted.add([2, 5, 9, 10, 11])
+
+    def covered(asks_cause: bool) -> list[int]:
+        sel = fill(
+            [0.9], [10 * n], [view], segs=segs, budget_tokens=wanted.tokens, keep_recent=0,
+            asks_cause=asks_cause,
+        )  # fmt: skip
+        return list(sel.excerpts[0].covered)
+
+    assert covered(True) == [2, 5, 9, 10, 11]
+    # Asked only what the block holds, its error weighs less than the second neighbours.
+    assert 5 not in covered(False)
 
 
 def test_max_entries_counts_an_excerpt_as_one_entry_that_can_still_grow() -> None:

@@ -13,6 +13,7 @@ from sharedctx_server.fit.segment_relevance import (
 from sharedctx_server.fit.superlatives import (
     LEAST,
     MOST,
+    cause_asked,
     column_words,
     frequency_asked,
     ordinal_asked,
@@ -151,3 +152,15 @@ def test_a_lifted_segment_stays_first_and_equal_matches_stay_equal_whatever_the_
     raw = np.asarray([3.7, np.nextafter(3.7, 0.0)])
     rho = segment_relevance(raw, np.zeros(2), 3.7)
     assert rho[0] == rho[1]
+
+
+def test_a_question_of_cause_is_told_by_its_words() -> None:
+    for query in (
+        "why does the payments-api pod keep restarting?",
+        "what caused the outage at 10:05?",
+        "the reason the deploy failed",
+        "how come the build is red?",
+    ):
+        assert cause_asked(query), query
+    for query in ("which pods restarted?", "what is the memory limit?", "because of what"):
+        assert not cause_asked(query), query

@@ -12,7 +12,8 @@ each side, CONTEXT_SHARE of the one before), so a tight budget takes the matchin
 first and their surroundings after; its head (Segments.heads: a table's header, the commit or
 folder it belongs to) is worth HEAD_SHARE of it, a hit that is a head brings the first
 BLOCK_MEMBERS segments it heads like neighbours, and the ERROR_MEMBERS segments of the block
-with the strongest errors come worth HEAD_SHARE of it times their error evidence. A hit that
+with the strongest errors come worth HEAD_SHARE of it times their error evidence (the whole
+of it when the question asks for a cause: Relevance.asks_cause). A hit that
 carries an error takes the segment before it along (a traceback is already part of its
 record's segment), or comes alone, worth ALONE_SHARE of it, where the two do not fit. Against
 whole entries, items rank by their score to the power ITEM_EXPONENT.
@@ -196,7 +197,7 @@ def hit_items(
     # Each part keeps the order it has among all items, which breaks ties in the sort.
     own = np.flatnonzero(wanted >= 1)
     near = np.flatnonzero(wanted == 2)
-    of_near, at, share = _context(table, hits[near])
+    of_near, at, share = _context(table, hits[near], relevance.asks_cause)
     of_hit = near[of_near]
     # Such a hit also comes alone, worth ALONE_SHARE of it, for when the two do not fit: a
     # 187-token line in a 300-token Fit was left out for the 145 tokens before it. (Once
@@ -297,7 +298,9 @@ def series_tails(
     return last.astype(np.int64), SERIES_SHARE * lead[wanted]
 
 
-def _context(table: SegmentTable, hits: IntArray) -> tuple[IntArray, IntArray, FloatArray]:
+def _context(
+    table: SegmentTable, hits: IntArray, asks_cause: bool = False
+) -> tuple[IntArray, IntArray, FloatArray]:
     """The context items of `hits` (flat positions): for each, the index of its hit, the
     segment's flat position and its share of the hit's score. A hit's context is its
     neighbours, its head, and, when the hit is itself a head (a folder, a commit), the first
@@ -323,7 +326,7 @@ def _context(table: SegmentTable, hits: IntArray) -> tuple[IntArray, IntArray, F
     # `which` ascends, each head's members a run in it: the first BLOCK_MEMBERS of each run.
     first = np.arange(which.size) - np.searchsorted(which, which) < BLOCK_MEMBERS
     parts.append((which[first], member[first], CONTEXT_SHARE))
-    parts.append(_error_members(table, hits, local, head))
+    parts.append(_error_members(table, hits, local, head, 1.0 if asks_cause else HEAD_SHARE))
     return (
         np.concatenate([p[0] for p in parts]).astype(np.int64),
         np.concatenate([p[1] for p in parts]).astype(np.int64),
@@ -342,7 +345,7 @@ def _sized(table: SegmentTable, hits: IntArray, at: IntArray) -> FloatArray:
 
 
 def _error_members(
-    table: SegmentTable, hits: IntArray, local: IntArray, head: IntArray
+    table: SegmentTable, hits: IntArray, local: IntArray, head: IntArray, share: float
 ) -> tuple[IntArray, IntArray, FloatArray]:
     """The context part (_context) of the segments that carry an error in each hit's block
     (the block of its head, or the one it heads): the ERROR_MEMBERS of each but the hit whose
@@ -355,7 +358,7 @@ def _error_members(
     order = np.lexsort((member, -table.errors[member], which))
     which, member = which[order], member[order]
     first = np.arange(which.size) - np.searchsorted(which, which) < ERROR_MEMBERS
-    return which[first], member[first], HEAD_SHARE * table.errors[member[first]]
+    return which[first], member[first], share * table.errors[member[first]]
 
 
 def _rank_in_group(groups: IntArray, score: FloatArray, row: IntArray, local: IntArray) -> IntArray:

@@ -187,7 +187,9 @@ class SegmentView:
 class Relevance:
     """One query's relevance of every segment of the namespace's cut entries: `rho` is
     aligned with `table` and 0 for entries that are not `candidates` (a mask over entry
-    rows); `lexical` is each segment's BM25 over the best candidate segment's."""
+    rows); `lexical` is each segment's BM25 over the best candidate segment's; `asks_cause`:
+    the query asks why (fit.superlatives.cause_asked), so a hit's block's errors weigh more
+    (fit.excerpt_items)."""
 
     table: SegmentTable
     rho: FloatArray
@@ -195,6 +197,7 @@ class Relevance:
     candidates: BoolArray
     segments_of: Callable[[int], Segments]
     quality: float = 1.0
+    asks_cause: bool = False
 
     @classmethod
     def of(
@@ -210,6 +213,7 @@ class Relevance:
         window: BoolArray | None = None,
         outside: BoolArray | None = None,
         places: IntArray | None = None,
+        asks_cause: bool = False,
     ) -> Relevance:
         """From the segments' BM25 `raw` and `candidates`, a mask over entry rows, what a
         full match would score (`full`; 0: unknown, quality 1), whether the query asks for
@@ -218,7 +222,8 @@ class Relevance:
         segment's entry's time: `times`, needed then, and its place in time within the entry:
         `places`, text order without), and which segments are in the time
         window it names (`window`, notable_in_window_first) and which are stamped outside it
-        (`outside`, outside_window: they count OUTSIDE_WINDOW of their relevance)."""
+        (`outside`, outside_window: they count OUTSIDE_WINDOW of their relevance), and
+        whether it asks for a cause (`asks_cause`)."""
         eligible = candidates[table.slot_of] if len(table) else np.zeros(0, dtype=np.bool_)
         raw = np.where(eligible, raw, 0.0)
         top = float(raw.max()) if raw.size else 0.0
@@ -234,7 +239,7 @@ class Relevance:
                 rho = np.where(outside, OUTSIDE_WINDOW * rho, rho)
             rho = notable_in_window_first(rho, window & eligible, table.errors)
         quality = min(1.0, top / (FULL_SHARE * full)) if full > 0 else 1.0
-        return cls(table, rho, lexical, candidates, segments_of, quality)
+        return cls(table, rho, lexical, candidates, segments_of, quality, asks_cause)
 
     def per_entry_max(self, values: FloatArray) -> FloatArray:
         """The largest of `values` (aligned with the table) in each cut entry, table order."""

@@ -26,6 +26,7 @@ from .lexical import fold_suffix, is_stop_word
 __all__ = [
     "LEAST",
     "MOST",
+    "cause_asked",
     "column_words",
     "frequency_asked",
     "ordinal_asked",
@@ -151,3 +152,16 @@ def ordinal_asked(query: str) -> int:
         if word in _FIRST_WORDS:
             return -1
     return 0
+
+
+# "Why does the pod keep restarting?", "what caused the outage?": the answer is what went
+# wrong, an error line that need not share a word with the question.
+_CAUSE = re.compile(
+    r"\b(?:why|cause[sd]?|causing|reason|how come|what went wrong|root cause)\b", re.IGNORECASE
+)
+
+
+def cause_asked(query: str) -> bool:
+    """Whether `query` asks for the cause of something ("why did the job fail?", "what caused
+    the restart?", "the reason for the timeout")."""
+    return _CAUSE.search(query) is not None
