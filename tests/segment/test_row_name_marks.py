@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+
+import pytest
 from sharedctx_server.compress.table_parse import find_tables
+from sharedctx_server.segment import marks
 from sharedctx_server.segment.listing_rows import listed_entries
 from sharedctx_server.segment.marks import mark_terms
 from sharedctx_server.segment.row_name_marks import row_name_terms
@@ -91,3 +95,17 @@ def test_a_listings_entries_are_named_on_their_own_lines() -> None:
     names = mark_terms(LS, list(range(len(LS))), listing=True)[2]
     assert names[1] == ["¶gzexe"]
     assert mark_terms(LS, list(range(len(LS))), listing=False)[2] == {}
+
+
+def test_a_reader_that_fails_costs_the_entry_its_marks_only(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A bug in one reader on one odd text must not fail the indexing of the namespace (and
+    # so every Fit there): the entry keeps its words, without marks, and the log says so.
+    def broken(*args: object) -> dict[int, list[str]]:
+        raise ValueError("could not convert string to float: '2139108 0'")
+
+    monkeypatch.setattr(marks, "extreme_terms", broken)
+    with caplog.at_level(logging.ERROR, logger=marks.__name__):
+        assert mark_terms(DPKG, [0, 2, 4], listing=False) == []
+    assert "indexed without marks" in caplog.text
