@@ -6,6 +6,7 @@ import logging
 
 import pytest
 from sharedctx_server.compress.table_parse import find_tables
+from sharedctx_server.fit.lexical import lexical_terms
 from sharedctx_server.segment import marks
 from sharedctx_server.segment.listing_rows import listed_entries
 from sharedctx_server.segment.marks import mark_terms
@@ -88,7 +89,9 @@ def test_a_listings_entries_are_named_on_their_own_lines() -> None:
         (1, "gzexe"), (2, "gzip"), (3, "python3"), (4, "python3.11"),
     ]  # fmt: skip
     marks = row_name_terms(list(range(len(LS))), [], entries)
-    assert marks[2] == ["¶gzip"] and marks[3] == ["¶python3"] and marks[4] == ["¶python3-11"]
+    assert marks[2] == ["¶gzip"] and marks[4] == ["¶python3-11"]
+    # A symbolic link's row carries the words for one: "what does python3 link to?"
+    assert marks[3] == ["¶python3", *lexical_terms("link symlink symbolic")]
     found = {line: entry.name for line, entry in listed_entries(FIND)}
     assert found == {0: "a", 1: "x.txt", 2: "b", 3: "y.txt", 4: "z.txt", 5: "c.txt"}
     # The listing's marks come with the other kinds when the text is a listing.

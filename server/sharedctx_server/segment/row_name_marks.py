@@ -8,9 +8,14 @@ from collections.abc import Sequence
 
 from ..compress.listing_parse import Entry
 from ..compress.table_parse import Section
+from ..fit.lexical import lexical_terms
 from ..fit.row_names import NAME_COLUMNS, name_marks
 
 __all__ = ["row_name_terms"]
+
+# What a listing's `name -> target` row is, in the words a question uses for it ("what does
+# python3 link to?", "which files are symlinks?"): the row itself says it with an arrow.
+_LINK_WORDS = lexical_terms("link symlink symbolic")
 
 
 def row_name_terms(
@@ -20,11 +25,14 @@ def row_name_terms(
 ) -> dict[int, list[str]]:
     """Per segment (first lines `starts`) holding rows of `tables` with columns that name
     them (headers in NAME_COLUMNS: `docker ps` has IMAGE and NAMES), or `entries` of a
-    directory listing (listed_entries: by line), the marks of those rows' names."""
+    directory listing (listed_entries: by line), the marks of those rows' names; a listed
+    symbolic link's segment also carries the words for one (_LINK_WORDS)."""
     marks: dict[int, list[str]] = {}
     for line, entry in entries:
         held = marks.setdefault(bisect_right(starts, line) - 1, [])
         held.extend(m for m in name_marks(entry.name) if m not in held)
+        if entry.target:
+            held.extend(w for w in _LINK_WORDS if w not in held)
     for section in tables:
         table = section.table
         if table is None or table.header is None:
