@@ -28,7 +28,8 @@ from itertools import pairwise
 
 __all__ = ["Section", "Table", "find_table", "find_tables"]
 
-_HEADER_SEARCH = 12  # a header must start within this many non-blank lines
+_HEADER_SEARCH = 12  # a header must start within this many non-blank lines, or over a rule
+_RULED_HEADERS = 4  # headers over a rule tried further down (_header_offsets)
 _PROBE_ROWS = 60  # rows read to judge a header candidate
 _MIN_ROWS = 4
 _MIN_FIT = 0.8  # share of rows that must fit the header's columns
@@ -84,9 +85,15 @@ def _labels(words: list[str], capitalised: bool = True) -> bool:
 
 
 def _uniform(cells: list[tuple[str, ...]]) -> bool:
-    """Whether most rows fill the same number of cells (records, not free text)."""
+    """Whether most rows fill the same number of cells, give or take one (records, not free
+    text): a column may be empty in many rows (`strace -c`'s errors, filled in 11 rows of
+    46)."""
+    if not cells:
+        return False
     filled = Counter(sum(1 for c in row if c) for row in cells)
-    return filled.most_common(1)[0][1] >= _MIN_FIT * len(cells) if cells else False
+    mode = filled.most_common(1)[0][0]
+    alike = filled[mode] + max(filled[mode - 1], filled[mode + 1])
+    return alike >= _MIN_FIT * len(cells)
 
 
 # Characters the csv module reads as more than text: quotes, line ends and NUL.
@@ -341,7 +348,7 @@ def find_table(raw_lines: list[str]) -> Table | None:
     if len(index) < _MIN_ROWS + 1:
         return None
     lines = [line.expandtabs() if "\t" in line else line for line in raw_lines]
-    for offset in range(min(_HEADER_SEARCH, len(index) - _MIN_ROWS)):
+    for offset in _header_offsets(raw_lines, index):
         rest = index[offset:]
         # Judge the header on the first rows; read the whole table only for one that fits.
         if _read(raw_lines, lines, rest[: _PROBE_ROWS + 2]) is None:
@@ -353,6 +360,23 @@ def find_table(raw_lines: list[str]) -> Table | None:
             preamble = tuple(index[:offset])
             return replace(table, others=preamble + table.others)
     return None
+
+
+def _header_offsets(raw_lines: list[str], index: list[int]) -> list[int]:
+    """Where a header may stand (positions in `index`, the non-blank lines): among the first
+    _HEADER_SEARCH, or further down over a rule (`strace -c`'s `% time  seconds ...` under
+    forty `Process 1234 attached` lines; psql's names after its NOTICEs), at most
+    _RULED_HEADERS of those. Without a rule, any line of words over lines of words might be
+    one, and trying each would cost a read of the text per line."""
+    last = len(index) - _MIN_ROWS
+    offsets = list(range(min(_HEADER_SEARCH, last)))
+    for k in range(_HEADER_SEARCH + 1, last + 1):
+        line = raw_lines[index[k]]
+        if ("---" in line or "===" in line) and _RULE.match(line):
+            offsets.append(k - 1)
+            if len(offsets) >= _HEADER_SEARCH + _RULED_HEADERS:
+                break
+    return offsets
 
 
 @dataclass(frozen=True)

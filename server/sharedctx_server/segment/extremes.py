@@ -56,6 +56,7 @@ _NAMED_NUMBER = re.compile(
     rf"(?P<number>\d+(?:\.\d+)?)(?:\s?(?P<unit>(?i:{_UNITS})))?(?![\w.:/-])"
 )
 _DIGIT = re.compile(r"\d")
+_TOTAL = re.compile(r"^(?:total|totals|sum|grand total)$", re.IGNORECASE)
 # A JSON member whose value is a number; the key is at most 64 characters.
 _JSON_NUMBER = re.compile(
     r'"((?:[^"\\]|\\.){1,64})"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*(?=[,}\]]|$)'
@@ -112,13 +113,20 @@ def _marked(rows: Sequence[tuple[int, float]], words: list[str]) -> list[tuple[i
 def _table_marks(table: Table) -> list[tuple[int, list[str]]]:
     """(line, mark terms) of the rows that hold a measuring column's largest or smallest."""
     found: list[tuple[int, list[str]]] = []
+    # A row of totals (`strace -c`'s last, `df --total`'s) is no row among the others: it
+    # holds every column's largest value, and answered "which syscall had the most errors?".
+    summed = {r for r, row in enumerate(table.values) if any(_TOTAL.match(c) for c in row)}
     for c, name in enumerate(table.columns):
         words = column_words(name, tails=True)
         if not words or is_id_column(name):
             continue
         numbers = numeric_values([row[c] if c < len(row) else "" for row in table.values])
         if numbers is not None:
-            rows = [(table.rows[r], x) for r, x in enumerate(numbers) if x is not None]
+            rows = [
+                (table.rows[r], x)
+                for r, x in enumerate(numbers)
+                if x is not None and r not in summed
+            ]
             found.extend(_marked(rows, words))
     return found
 
