@@ -229,3 +229,16 @@ def test_a_row_of_totals_is_no_rows_largest() -> None:
     (time,) = column_words("time")
     assert MOST + time in marks[2]
     assert 8 not in marks or not any(term.startswith(MOST) for term in marks[8])
+
+
+def test_an_access_logs_rt_is_a_time() -> None:
+    # nginx's `rt=` (request time) is too short a name for a question to ask by: it is read
+    # as a time, so "what was the slowest request?" finds the largest.
+    lines = [
+        f'10.0.3.{i} - - [07/Dec/2026:10:00:{i:02d} +0000] "GET /api/x/{i} HTTP/1.1" 200 512 '
+        f'"-" "curl/8.4.0" rt={t}'
+        for i, t in enumerate(["0.012", "0.400", "0.031", "0.008", "0.020"])
+    ]
+    marks = marks_by_line(lines)
+    (time,) = column_words("time")
+    assert MOST + time in marks[1] and LEAST + time in marks[3]

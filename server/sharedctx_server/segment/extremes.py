@@ -55,6 +55,9 @@ _NAMED_NUMBER = re.compile(
     r"(?<![\w.-])(?P<name>[A-Za-z][A-Za-z_]{1,40})(?:\s*[=:]\s*|\s+)"
     rf"(?P<number>\d+(?:\.\d+)?)(?:\s?(?P<unit>(?i:{_UNITS})))?(?![\w.:/-])"
 )
+# Names of a time too short to be asked by a word of the question (an access log's
+# `rt=0.212`, `rtt=35`): their numbers are a column named "time" ("the slowest request").
+_TIME_NAMES = frozenset({"rt", "rtt", "dur", "lat"})
 _DIGIT = re.compile(r"\d")
 _TOTAL = re.compile(r"^(?:total|totals|sum|grand total)$", re.IGNORECASE)
 # A JSON member whose value is a number; the key is at most 64 characters.
@@ -180,6 +183,8 @@ def _log_marks(lines: list[str], rows: set[int]) -> list[tuple[int, list[str]]]:
             unit = unit.lower()
             if unit in _TIME_UNITS:
                 kind, value = "time", float(number) * _TIME_UNITS[unit]
+            elif not unit and name.lower() in _TIME_NAMES:
+                kind, value = "time", float(number)
             elif unit in _SIZE_UNITS:
                 kind, value = "size", float(number) * _SIZE_UNITS[unit]
             else:
