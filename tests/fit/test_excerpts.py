@@ -538,6 +538,23 @@ def test_a_rewriting_form_larger_than_a_quarter_of_the_budget_goes_whole_for_a_l
         assert sel.forms[sel.indices.tolist().index(0)] == form
 
 
+def test_a_full_form_larger_than_a_quarter_of_the_budget_goes_whole_for_a_list() -> None:
+    big = int(SEGS.tokens.sum())
+    # As a rewriting form: the full form shows every line, so asked for many alike lines
+    # it lists them all where it fits (form: full, or an entry its compressor left whole);
+    # asked for one, the excerpt says it in fewer tokens.
+    one = needle(0)
+    many = SegmentView(0, SEGS, np.where(np.arange(len(SEGS)) % 2 == 0, 1.0, 0.0))
+    for options in (
+        {"form": Form.FULL, "budget_tokens": big, "keep_recent": 0},
+        {"comp": [big, 5], "budget_tokens": big, "keep_recent": 0},
+    ):
+        for view, whole in ((one, False), (many, True)):
+            sel = fill([0.9, 0.85], [big, 5], [view], **options)
+            form = Form(int(sel.forms[sel.indices.tolist().index(0)]))
+            assert (form is not Form.EXCERPT) == whole, (options, form)
+
+
 def test_the_line_that_matches_best_wins_over_a_slightly_better_entrys_line() -> None:
     big = int(SEGS.tokens.sum())
 

@@ -194,7 +194,8 @@ def widened_excerpt(
 class ExcerptOffer:
     """What a SCORED fill may excerpt, over the n candidate rows: which are cut entries,
     which of those hold a hit, which enter only as excerpts (excerpt_offer: whole, they would
-    take more than WHOLE_SHARE of the budget, or come as a compressed form that may leave out
+    take more than WHOLE_SHARE of the budget (unless that form shows every line and they
+    have more strong hits than REPEAT_FREE), or come as a compressed form that may leave out
     what matched, while their strong hits, at least STRONG_HIT of the namespace's best, hold
     at most 1/DENSITY of their tokens; or their compressed form is known to show none of
     their best hits; unless the entry leads every other by LEAD and fits whole), and the fill
@@ -261,11 +262,14 @@ def excerpt_offer(
         whole = whole_costs[table.slots]
         concentrated = strong_tokens * DENSITY <= text_tokens
         lacks = np.zeros(table.slots.size, dtype=np.bool_)
-        shows_all = (
-            np.zeros(table.slots.size, dtype=np.bool_)
-            if rewritten is None or full_costs is None
-            else rewritten[table.slots]
-        )
+        # A whole form that shows every line: the full form (every one, when the request
+        # wants full forms), or a compressed one that says each in fewer words (`rewritten`).
+        if full_costs is None:
+            shows_all = np.ones(table.slots.size, dtype=np.bool_)
+        else:
+            shows_all = whole >= full_costs[table.slots]
+            if rewritten is not None:
+                shows_all |= rewritten[table.slots]
         # Such a form, whole, is how to show more strong hits than an excerpt shows freely
         # (REPEAT_FREE): "which files were deleted?" of a status, whose excerpt showed the
         # first few of its alike lines. For a few (one function's definition in a search),
