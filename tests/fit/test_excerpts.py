@@ -355,6 +355,7 @@ def fill(
     lexical = opts.pop("lexical", None)
     rewritten = opts.pop("rewritten", None)
     asks_cause = opts.pop("asks_cause", False)
+    asks_list = opts.pop("asks_list", False)
     options = SelectionOptions(**opts)
     rho = {v.row: v.relevance for v in views}
     index = SegmentIndex()
@@ -365,7 +366,13 @@ def fill(
         [np.zeros(0)] + [rho.get(r, np.zeros(len(segs))) for r in table.slots.tolist()]
     )
     relevance = Relevance(
-        table, flat, flat, np.ones(n, dtype=np.bool_), index.segments_of, asks_cause=asks_cause
+        table,
+        flat,
+        flat,
+        np.ones(n, dtype=np.bool_),
+        index.segments_of,
+        asks_cause=asks_cause,
+        asks_list=asks_list,
     )
     whole = full if options.form is Form.FULL else np.minimum(full, comp)
     offer = excerpt_offer(
@@ -786,6 +793,28 @@ def test_a_question_of_cause_brings_the_blocks_error_before_the_second_neighbour
     assert covered(True) == [2, 5, 9, 10, 11]
     # Asked only what the block holds, its error weighs less than the second neighbours.
     assert 5 not in covered(False)
+
+
+def test_a_question_for_a_list_takes_more_lines_of_one_entry_before_another_entrys() -> None:
+    # A status's eight `new file:` lines match alike; another entry has one line that matches
+    # a little less. Past an entry's fifth hit, each weighs less: asked "which new files
+    # are staged?", the list is the answer, and all eight come first.
+    n = 12
+    segs = Segments(np.ones(n, dtype=np.int64), np.full(n, 10, dtype=np.int64), np.zeros(n))
+    listed = SegmentView(0, segs, np.where(np.arange(n) < 8, 1.0, 0.0))
+    other = SegmentView(1, segs, np.where(np.arange(n) == 3, 0.9, 0.0))
+    wanted = Excerpt(segs, marker_tokens)
+    wanted.add(list(range(8)))
+
+    def covered(asks_list: bool) -> list[int]:
+        sel = fill(
+            [0.9, 0.9], [10 * n, 10 * n], [listed, other], segs=segs,
+            budget_tokens=wanted.tokens, keep_recent=0, asks_list=asks_list,
+        )  # fmt: skip
+        return list(sel.excerpts[0].covered) if 0 in sel.excerpts else []
+
+    assert covered(True) == list(range(8))
+    assert covered(False) != list(range(8))
 
 
 def test_max_entries_counts_an_excerpt_as_one_entry_that_can_still_grow() -> None:

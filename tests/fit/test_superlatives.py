@@ -16,6 +16,7 @@ from sharedctx_server.fit.superlatives import (
     cause_asked,
     column_words,
     frequency_asked,
+    list_asked,
     ordinal_asked,
     superlative_terms,
 )
@@ -164,3 +165,21 @@ def test_a_question_of_cause_is_told_by_its_words() -> None:
         assert cause_asked(query), query
     for query in ("which pods restarted?", "what is the memory limit?", "because of what"):
         assert not cause_asked(query), query
+
+
+def test_a_question_for_a_list_is_told_by_a_plural_after_its_question_word() -> None:
+    for query in (
+        "which files were deleted?",
+        "which new files are staged for commit?",
+        "what errors did gcc report?",
+        "list the failing tests",
+    ):
+        assert list_asked(query), query
+    for query in (
+        "which file has the eslint error?",
+        "what does the server return for /reports/weekly.csv?",
+        "which process uses the most memory?",
+        "what is the status of the deploy?",
+        "how many tests failed?",
+    ):
+        assert not list_asked(query), query

@@ -5,8 +5,9 @@ the walk that fills the budget (fit.selection), scored against whole entries
 A hit is scored `entry_weight(entry score) * rho / best rho * quality`: the namespace's best
 matching lines come first, each weighed, damped, by how much its entry matters, and all by
 how good the best is (Relevance.quality); past the first REPEAT_FREE hits of one line shape,
-each repeat counts REPEAT_SHARE of the one before, and past an entry's best ENTRY_FREE hits,
-each further one ENTRY_SHARE of the one before. The segments around a hit follow as items
+each repeat counts REPEAT_SHARE of the one before, and past an entry's best ENTRY_FREE hits
+(LIST_FREE when the question asks for a list), each further one ENTRY_SHARE of the one
+before. The segments around a hit follow as items
 worth CONTEXT_SHARE of it (the next ones out, up to CONTEXT_RINGS on
 each side, CONTEXT_SHARE of the one before), so a tight budget takes the matching lines
 first and their surroundings after; its head (Segments.heads: a table's header, the commit or
@@ -41,6 +42,7 @@ __all__ = [
     "ERROR_MEMBERS",
     "HEAD_SHARE",
     "ITEM_EXPONENT",
+    "LIST_FREE",
     "REPEAT_FREE",
     "REPEAT_SHARE",
     "SERIES_SHARE",
@@ -91,6 +93,11 @@ ERROR_MEMBERS = 2
 # REPEAT_SHARE of the one before, and so on: a few examples of a repeated line show what it
 # says and how it varies, and the budget goes on to lines that say something else.
 REPEAT_FREE = 3
+# ENTRY_FREE when the question asks for a list ("which files were deleted?"): then many
+# lines of one entry are the answer (fit.superlatives.list_asked). Repeats of one line shape
+# still weigh less and less: a `git log --stat`'s `N files changed, ... deletions(-)` under
+# every commit is no list of deleted files.
+LIST_FREE = 12
 REPEAT_SHARE = 0.5
 # Hits of one entry past its best ENTRY_FREE weigh ENTRY_SHARE of the one before each.
 ENTRY_FREE = 5
@@ -174,7 +181,8 @@ def hit_items(
     # Likewise each hit of one entry past its first ENTRY_FREE: a larger budget goes on to
     # other entries, not only to more lines of the one (a knowledge-base article took 2,954
     # of 3,000 tokens beside the 31-token ticket that answered).
-    beyond = _rank_in_group(slot + 1, score, slot, local) - ENTRY_FREE + 1
+    entry_free = LIST_FREE if relevance.asks_list else ENTRY_FREE
+    beyond = _rank_in_group(slot + 1, score, slot, local) - entry_free + 1
     score *= np.power(ENTRY_SHARE, np.maximum(beyond, 0))
     # A hit that carries an error brings the segment before it, unless that is much larger
     # than the hit (_sized): eslint's count of problems, `1 errors`, had brought 213 tokens of

@@ -188,7 +188,8 @@ class Relevance:
     """One query's relevance of every segment of the namespace's cut entries: `rho` is
     aligned with `table` and 0 for entries that are not `candidates` (a mask over entry
     rows); `lexical` is each segment's BM25 over the best candidate segment's; `asks_cause`:
-    the query asks why (fit.superlatives.cause_asked), so a hit's block's errors weigh more
+    the query asks why (fit.superlatives.cause_asked), so a hit's block's errors weigh more;
+    `asks_list`: it asks for a list (list_asked), so more hits of one entry come first
     (fit.excerpt_items)."""
 
     table: SegmentTable
@@ -198,6 +199,7 @@ class Relevance:
     segments_of: Callable[[int], Segments]
     quality: float = 1.0
     asks_cause: bool = False
+    asks_list: bool = False
 
     @classmethod
     def of(
@@ -214,6 +216,7 @@ class Relevance:
         outside: BoolArray | None = None,
         places: IntArray | None = None,
         asks_cause: bool = False,
+        asks_list: bool = False,
     ) -> Relevance:
         """From the segments' BM25 `raw` and `candidates`, a mask over entry rows, what a
         full match would score (`full`; 0: unknown, quality 1), whether the query asks for
@@ -223,7 +226,7 @@ class Relevance:
         `places`, text order without), and which segments are in the time
         window it names (`window`, notable_in_window_first) and which are stamped outside it
         (`outside`, outside_window: they count OUTSIDE_WINDOW of their relevance), and
-        whether it asks for a cause (`asks_cause`)."""
+        whether it asks for a cause (`asks_cause`) or for a list (`asks_list`)."""
         eligible = candidates[table.slot_of] if len(table) else np.zeros(0, dtype=np.bool_)
         raw = np.where(eligible, raw, 0.0)
         top = float(raw.max()) if raw.size else 0.0
@@ -239,7 +242,7 @@ class Relevance:
                 rho = np.where(outside, OUTSIDE_WINDOW * rho, rho)
             rho = notable_in_window_first(rho, window & eligible, table.errors)
         quality = min(1.0, top / (FULL_SHARE * full)) if full > 0 else 1.0
-        return cls(table, rho, lexical, candidates, segments_of, quality, asks_cause)
+        return cls(table, rho, lexical, candidates, segments_of, quality, asks_cause, asks_list)
 
     def per_entry_max(self, values: FloatArray) -> FloatArray:
         """The largest of `values` (aligned with the table) in each cut entry, table order."""

@@ -27,6 +27,7 @@ __all__ = [
     "LEAST",
     "MOST",
     "cause_asked",
+    "list_asked",
     "column_words",
     "frequency_asked",
     "ordinal_asked",
@@ -165,3 +166,24 @@ def cause_asked(query: str) -> bool:
     """Whether `query` asks for the cause of something ("why did the job fail?", "what caused
     the restart?", "the reason for the timeout")."""
     return _CAUSE.search(query) is not None
+
+
+# "Which files were deleted?", "what errors did gcc report?": the answer is a list of alike
+# lines, every one of them, not a few examples of each kind.
+_LIST = re.compile(
+    r"\b(?:which|what|list|all)\s+(?:(?:the|new|other|failing|failed)\s+){0,2}([a-z]+)\b"
+)
+_NOT_PLURAL = frozenset(
+    "does was has is this its us yes always perhaps thus less unless process status class "
+    "address access success analysis alias bus gas kubernetes os".split()
+)
+
+
+def list_asked(query: str) -> bool:
+    """Whether `query` asks for a list of things ("which files were deleted?", "what errors
+    did gcc report?", "list the failing tests"): its question word is followed by a plural."""
+    for match in _LIST.finditer(query.lower()):
+        word = match.group(1)
+        if word.endswith("s") and not word.endswith("ss") and word not in _NOT_PLURAL:
+            return True
+    return False

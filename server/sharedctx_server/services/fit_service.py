@@ -37,7 +37,7 @@ from ..fit import (
 )
 from ..fit.clock import CLOCK_MARK, recent_minutes, window_marks
 from ..fit.segment_relevance import outside_window
-from ..fit.superlatives import cause_asked, frequency_asked, ordinal_asked
+from ..fit.superlatives import cause_asked, frequency_asked, list_asked, ordinal_asked
 from ..offload import selection_worth_a_thread, to_the_end
 from ..segment import excerpt_lines
 from ..state.nscache import NamespaceCache
@@ -287,6 +287,7 @@ def _relevance(query: FitQuery, state: NamespaceState, eligible: BoolArray) -> R
         outside,
         places,
         cause_asked(query.query),
+        list_asked(query.query),
     )
 
 
