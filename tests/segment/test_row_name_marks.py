@@ -7,10 +7,11 @@ import logging
 import pytest
 from sharedctx_server.compress.table_parse import find_tables
 from sharedctx_server.fit.lexical import lexical_terms
+from sharedctx_server.fit.row_names import name_marks
 from sharedctx_server.segment import marks
 from sharedctx_server.segment.listing_rows import listed_entries
 from sharedctx_server.segment.marks import mark_terms
-from sharedctx_server.segment.row_name_marks import row_name_terms
+from sharedctx_server.segment.row_name_marks import item_name_terms, row_name_terms
 
 _DPKG_ROW = "{:<3} {:<27} {:<12} {:<12} {}"
 DPKG = [
@@ -64,7 +65,7 @@ def test_a_table_without_a_name_column_marks_nothing() -> None:
 
 
 def test_a_segment_of_several_rows_carries_each_rows_marks() -> None:
-    extremes, definitions, names = mark_terms(DPKG, [0, 2, 4], listing=False)
+    extremes, definitions, names, _ = mark_terms(DPKG, [0, 2, 4], listing=False)
     assert names == {
         1: ["¶libgnutls-openssl27:amd64", "¶libgnutls-openssl27", "¶openssl"],
         2: ["¶perl-openssl-defaults", "¶zlib1g:amd64", "¶zlib1g"],
@@ -112,3 +113,29 @@ def test_a_reader_that_fails_costs_the_entry_its_marks_only(
     with caplog.at_level(logging.ERROR, logger=marks.__name__):
         assert mark_terms(DPKG, [0, 2, 4], listing=False) == []
     assert "indexed without marks" in caplog.text
+
+
+def test_an_item_named_by_its_head_carries_the_name_on_every_part() -> None:
+    # `pip inspect`: each package an item cut in parts under the line naming it. "What does
+    # grpcio require?" is about grpcio's own `requires_dist`, two segments below its name,
+    # not the lines of packages that require grpcio.
+    lines = [
+        "    {",
+        '        "name": "grpcio",',
+        '        "version": "1.85.4",',
+        '        "requires_dist": [',
+        '          "typing-extensions~=4.12"',
+        "        ]",
+        "    },",
+        "    {",
+        '        "name": "grpcio-status",',
+        '        "requires_dist": ["grpcio>=1.85.3"]',
+        "    }",
+    ]
+    starts = [0, 1, 2, 3, 7, 8, 9]
+    heads = [-1, -1, 1, 1, -1, -1, 5]
+    marks = item_name_terms(lines, starts, heads)
+    assert marks[1] == marks[2] == marks[3] == name_marks("grpcio")
+    assert marks[6] == name_marks("grpcio-status") and 0 not in marks and 4 not in marks
+    # A head that names nothing (a key outside the name columns) marks nothing.
+    assert item_name_terms(['  "version": "1.0",', "  x"], [0, 1], [-1, 0]) == {}

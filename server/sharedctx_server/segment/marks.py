@@ -1,25 +1,30 @@
 """The mark terms a cut entry's segments carry beside their words (docs/excerpts.md): the rows
 holding a column's largest or smallest value (extremes), the lines that define a name
-(definition_marks) and the rows a table names or a listing lists (row_name_marks)."""
+(definition_marks), the rows a table names or a listing lists and the items a line names
+(row_name_marks)."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from ..compress.table_parse import find_tables
 from .definition_marks import definition_terms
 from .extremes import extreme_terms
 from .listing_rows import listed_entries
-from .row_name_marks import row_name_terms
+from .row_name_marks import item_name_terms, row_name_terms
 
 __all__ = ["mark_terms"]
 
 log = logging.getLogger(__name__)
 
 
-def mark_terms(lines: list[str], starts: list[int], listing: bool) -> list[dict[int, list[str]]]:
-    """Each kind of mark, per segment (first lines `starts`) that carries some. `listing`:
-    the text is a directory listing (extreme_terms). None at all when reading the text failed."""
+def mark_terms(
+    lines: list[str], starts: list[int], listing: bool, heads: Sequence[int] = ()
+) -> list[dict[int, list[str]]]:
+    """Each kind of mark, per segment (first lines `starts`, their heads `heads`, -1 for
+    none) that carries some. `listing`: the text is a directory listing (extreme_terms).
+    None at all when reading the text failed."""
     try:
         # Read once, for two kinds each.
         tables = find_tables(lines)
@@ -28,6 +33,7 @@ def mark_terms(lines: list[str], starts: list[int], listing: bool) -> list[dict[
             extreme_terms(lines, starts, listing, tables, entries),
             definition_terms(lines, starts),
             row_name_terms(starts, tables, entries),
+            item_name_terms(lines, starts, heads),
         ]
     except Exception:
         # Marks only add to an entry's words. A reader's bug on one odd text (a table cell

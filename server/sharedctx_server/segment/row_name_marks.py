@@ -3,6 +3,7 @@ BM25 (fit.row_names says why; docs/excerpts.md, "Named rows")."""
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
@@ -11,7 +12,7 @@ from ..compress.table_parse import Section
 from ..fit.lexical import lexical_terms
 from ..fit.row_names import NAME_COLUMNS, name_marks
 
-__all__ = ["row_name_terms"]
+__all__ = ["item_name_terms", "row_name_terms"]
 
 # What a listing's `name -> target` row is, in the words a question uses for it ("what does
 # python3 link to?", "which files are symlinks?"): the row itself says it with an arrow.
@@ -46,3 +47,33 @@ def row_name_terms(
                 if c < len(values):
                     held.extend(m for m in name_marks(values[c]) if m not in held)
     return {k: terms for k, terms in marks.items() if terms}
+
+
+# The line that names an item: `"name": "grpcio",` (a JSON item cut in parts is headed by it,
+# segment.json_parts), `name: web` (YAML).
+_NAMING_LINE = re.compile(
+    r'^\s*(?:-\s+)?"?(?P<key>[A-Za-z_]{2,20})"?\s*:\s*"?(?P<value>[^"\s,{}\[\]]{1,200})"?,?\s*$'
+)
+
+
+def item_name_terms(
+    lines: Sequence[str], starts: Sequence[int], heads: Sequence[int]
+) -> dict[int, list[str]]:
+    """Per segment of an item whose head is the line naming it (`"name": "grpcio"`, a key of
+    NAME_COLUMNS), the marks of that name: on the head and on every segment it heads. "What
+    does grpcio require?" is about the `requires_dist` of the item named grpcio, two segments
+    below its name, not the lines of the packages that require grpcio."""
+    members: dict[int, list[int]] = {}
+    for k, head in enumerate(heads):
+        if head >= 0:
+            members.setdefault(int(head), []).append(k)
+    marks: dict[int, list[str]] = {}
+    for head, below in members.items():
+        found = _NAMING_LINE.match(lines[starts[head]])
+        if found is None or found["key"].lower() not in NAME_COLUMNS:
+            continue
+        named = name_marks(found["value"])
+        for k in (head, *below):
+            held = marks.setdefault(k, [])
+            held.extend(m for m in named if m not in held)
+    return marks

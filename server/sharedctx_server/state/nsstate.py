@@ -274,7 +274,8 @@ class NamespaceState:
         # A session's `$ uname -a` says what its output is about: the kernel (segment.commands).
         minutes = clock_terms(lines, starts)
         self.clocks.set(slot, minutes, len(starts), newest_first(lines, starts))
-        for found in (*mark_terms(lines, starts, listing), minutes, commands.per_segment):
+        kinds = mark_terms(lines, starts, listing, segments.heads.tolist())
+        for found in (*kinds, minutes, commands.per_segment):
             for k, marks in found.items():
                 per_segment[k] = per_segment[k] + marks
         self.segments.add(slot, segments, per_segment, names)
