@@ -11,6 +11,8 @@ from sharedctx_server.compress.table_parse import find_tables
 from sharedctx_server.compress.table_rows import numeric_values
 from sharedctx_server.tokens import TokenCounter
 
+from tests.support.tool_outputs import STRACE_SUMMARY
+
 
 def _pods(n: int = 200) -> tuple[str, list[str]]:
     rng = random.Random(3)
@@ -271,20 +273,8 @@ def test_a_lower_case_line_over_prose_is_no_header(token_counter: TokenCounter) 
     assert "table" not in names
 
 
-STRACE = [
-    *(f"strace: Process {pid} attached" for pid in range(18016, 18056)),
-    "% time     seconds  usecs/call     calls    errors syscall",
-    "------ ----------- ----------- --------- --------- ----------------",
-    " 80.62    0.100076        1250        80        40 wait4",
-    "  2.90    0.003598           2      1379       589 openat",
-    "  2.82    0.003503           1      1752       331 newfstatat",
-    "  2.18    0.002705          67        40           clone",
-    "  2.03    0.002523           2       949           mmap",
-    "  1.19    0.001478           1       943           close",
-    "  0.92    0.001142           2       388           read",
-    "------ ----------- ----------- --------- --------- ----------------",
-    "100.00    0.124131          13      9115      1364 total",
-]
+# `strace -f -c`: forty lines of `Process attached` before its summary.
+STRACE = [*(f"strace: Process {pid} attached" for pid in range(18016, 18056)), *STRACE_SUMMARY]
 
 
 def test_a_header_over_a_rule_is_found_below_other_output() -> None:

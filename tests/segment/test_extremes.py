@@ -7,6 +7,8 @@ import json
 from sharedctx_server.fit.superlatives import LEAST, MOST, column_words
 from sharedctx_server.segment.extremes import MAX_TIES, extreme_terms
 
+from tests.support.tool_outputs import STRACE_SUMMARY
+
 _PROCESSES = [
     ("root", 1, 0.0, 0.1, 167740, 11392, "?", "Ss", "Dec01", "0:05", "/sbin/init"),
     ("root", 412, 0.0, 0.3, 48212, 30112, "?", "Ss", "Dec01", "0:01", "systemd-journald"),
@@ -212,23 +214,14 @@ def test_a_profile_marks_the_function_that_takes_the_most_time() -> None:
 
 
 def test_a_row_of_totals_is_no_rows_largest() -> None:
-    lines = [
-        "% time     seconds  usecs/call     calls    errors syscall",
-        "------ ----------- ----------- --------- --------- ----------------",
-        " 80.62    0.100076        1250        80        40 wait4",
-        "  2.90    0.003598           2      1379       589 openat",
-        "  2.82    0.003503           1      1752       331 newfstatat",
-        "  2.18    0.002705          67        40           clone",
-        "  2.03    0.002523           2       949           mmap",
-        "------ ----------- ----------- --------- --------- ----------------",
-        "100.00    0.124131          13      9115      1364 total",
-    ]
+    lines = STRACE_SUMMARY
     marks = marks_by_line(lines)
     (errors,) = column_words("errors")
     assert MOST + errors in marks[3]  # openat's 589, not the total's 1364
     (time,) = column_words("time")
     assert MOST + time in marks[2]
-    assert 8 not in marks or not any(term.startswith(MOST) for term in marks[8])
+    total = len(lines) - 1
+    assert total not in marks or not any(term.startswith(MOST) for term in marks[total])
 
 
 def test_an_access_logs_rt_is_a_time() -> None:

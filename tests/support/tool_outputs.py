@@ -1,6 +1,7 @@
 """Realistic tool outputs of an agent's task, made deterministically for the excerpt tests:
 a worker's service log (13 KB) with one failing job and its traceback, a pytest run, a pip
-install, a `git log --stat` and a `git status` halfway through a refactor."""
+install, a `git log --stat` and a `git status` halfway through a refactor; and tables of
+tools (`strace -c`)."""
 
 from __future__ import annotations
 
@@ -274,3 +275,20 @@ def git_status(folders: int = 8, per_folder: int = 9) -> tuple[str, list[str]]:
         ]
     )
     return text + "\n", deleted
+
+
+# `strace -c`'s summary: a header in lower case over a rule, a column (errors) empty in most
+# rows, and a row of totals under a closing rule.
+STRACE_SUMMARY = [
+    "% time     seconds  usecs/call     calls    errors syscall",
+    "------ ----------- ----------- --------- --------- ----------------",
+    " 80.62    0.100076        1250        80        40 wait4",
+    "  2.90    0.003598           2      1379       589 openat",
+    "  2.82    0.003503           1      1752       331 newfstatat",
+    "  2.18    0.002705          67        40           clone",
+    "  2.03    0.002523           2       949           mmap",
+    "  1.19    0.001478           1       943           close",
+    "  0.92    0.001142           2       388           read",
+    "------ ----------- ----------- --------- --------- ----------------",
+    "100.00    0.124131          13      9115      1364 total",
+]
