@@ -287,3 +287,16 @@ def test_terms_of_many_texts_without_escapes_or_separators() -> None:
     pieces = [p for p in _PIECES if p not in ("\x00", "\x07") and "\x1b" not in p]
     texts = ["".join(rng.choice(pieces, size=rng.integers(0, 15))) for _ in range(2000)]
     assert lexical_terms_each(texts) == [lexical_terms(t) for t in texts]
+
+
+def test_a_git_object_id_is_met_by_its_abbreviations() -> None:
+    # `git log -p` prints a commit's id whole; people and `git log --oneline` quote 7 or more
+    # of its characters, `docker ps` a container id's 12.
+    sha = "53a9cb5da3ecc8edd0ed000f804307d935cd51dc"
+    terms = lexical_terms(f"commit {sha}")
+    assert sha in terms
+    assert {"53a9cb5", "53a9cb5d", "53a9cb5da3ec"} <= set(terms)
+    assert "53a9cb" not in terms  # six is no abbreviation git prints
+    assert set(lexical_terms("what did 53a9cb5 change?")) & set(terms) == {"53a9cb5"}
+    # Hex of other lengths (a port, a short hash) has no abbreviations.
+    assert "deadbeef012" not in lexical_terms("deadbeef0123")

@@ -11,9 +11,9 @@ LoCoMo evidence recall by about two points at every budget. Only regular suffixe
 snake_case name counts as its parts and once more joined (a name that starts with an
 underscore, `_records`, once more whole), a dotted name (`logs.py`) as its parts and once
 more whole, a path's last two parts once more joined (`grpc/aio`), a CamelCase name as its
-parts too, a word with a number at its end (`ssh2`) as its letters too, a failure said in
-words as its program name too (`no such file`: `enoent`); the fraction of a time of day is
-left out (docs/fit.md, "Lexical terms").
+parts too, a word with a number at its end (`ssh2`) as its letters too, a git object id as
+its abbreviations too (`53a9cb5`), a failure said in words as its program name too (`no such
+file`: `enoent`); the fraction of a time of day is left out (docs/fit.md, "Lexical terms").
 """
 
 from __future__ import annotations
@@ -135,6 +135,15 @@ _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _NUMBERED = re.compile(r"([^\W\d_]{2,})\d+")
 
 
+# A git object id (40 hex digits, 64 with SHA-256) or a container's (64): its abbreviations
+# are terms too, as people and tools quote them (`git log --oneline`'s 7 characters, more in a
+# large repository; `docker ps`'s 12): "which files did commit 53a9cb5 change?" met nothing in
+# a `git log -p`, which prints each id whole.
+_HEX = re.compile(r"[0-9a-f]+")
+_OBJECT_ID_LENGTHS = (40, 64)
+_ABBREVIATIONS = range(7, 13)
+
+
 # The fraction of a time of day (`14:02:35.504`, `10:00:00,123`): noise, not a number anyone
 # asks about, yet it meets a query's "504" on every line logged at that millisecond.
 _TIME_FRACTION = re.compile(r"(\d\d:\d\d:\d\d)[.,]\d+")
@@ -192,6 +201,8 @@ def _word_terms(word: str) -> tuple[str, ...]:
     numbered = _NUMBERED.fullmatch(folded)
     if numbered is not None and numbered.group(1) not in _STOP_WORDS:
         terms.append(fold_suffix(numbered.group(1)))
+    if len(folded) in _OBJECT_ID_LENGTHS and _HEX.fullmatch(folded):
+        terms.extend(folded[:n] for n in _ABBREVIATIONS)
     camel = _CAMEL.match(word)
     if camel is not None:
         parts = _CAMEL_PART.findall(camel.group())
