@@ -181,5 +181,7 @@ def test_a_question_for_a_list_is_told_by_a_plural_after_its_question_word() -> 
         "which process uses the most memory?",
         "what is the status of the deploy?",
         "how many tests failed?",
+        "what happens in copytree when the destination exists?",
+        "what causes the restarts?",
     ):
         assert not list_asked(query), query

@@ -174,8 +174,10 @@ _LIST = re.compile(
     r"\b(?:which|what|list|all)\s+(?:(?:the|new|other|failing|failed)\s+){0,2}([a-z]+)\b"
 )
 _NOT_PLURAL = frozenset(
-    "does was has is this its us yes always perhaps thus less unless process status class "
-    "address access success analysis alias bus gas kubernetes os".split()
+    """does was has is this its us yes always perhaps thus less unless process status class
+    address access success analysis alias bus gas kubernetes os happens means goes says
+    returns contains causes takes runs uses needs requires depends makes gets shows holds
+    prints exists fails works keeps sets calls reads writes sends owns listens""".split()
 )
 
 
