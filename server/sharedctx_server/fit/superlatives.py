@@ -15,6 +15,10 @@ A query word asks for a column whose word begins it ("memory" for `%MEM`, "resta
 three letters or more, of which only a column's word can exist in the index. A word that names
 its quantity ("largest", "slowest", "expensive") also asks for the columns that usually hold
 it.
+
+Other shapes of question are told here too, each answered elsewhere: what occurs most or
+least often (frequency_asked), the last or first of its kind (ordinal_asked), a cause ("why
+...", cause_asked) and a list ("which files ...", list_asked).
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ __all__ = [
     "LEAST",
     "MOST",
     "cause_asked",
-    "list_asked",
     "column_words",
     "frequency_asked",
+    "list_asked",
     "ordinal_asked",
     "superlative_terms",
 ]

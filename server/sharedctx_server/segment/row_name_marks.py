@@ -1,5 +1,6 @@
-"""Which segments hold a row a table names, or a directory listing's entry, as mark terms for
-BM25 (fit.row_names says why; docs/excerpts.md, "Named rows")."""
+"""Which segments hold a row a table names, a directory listing's entry, or a part of an item
+a line names (a JSON item's `"name":`), as mark terms for BM25 (fit.row_names says why;
+docs/excerpts.md, "Named rows")."""
 
 from __future__ import annotations
 
