@@ -137,5 +137,8 @@ def test_an_item_named_by_its_head_carries_the_name_on_every_part() -> None:
     marks = item_name_terms(lines, starts, heads)
     assert marks[1] == marks[2] == marks[3] == name_marks("grpcio")
     assert marks[6] == name_marks("grpcio-status") and 0 not in marks and 4 not in marks
+    # The line that opens each record of a listing of records names it too (`pip show`).
+    show = ["Name: grpcio", "Version: 1.85.4", "Requires: typing-extensions", "Name: redis"]
+    assert item_name_terms(show, [0, 1, 2, 3], [-1, 0, 0, -1])[2] == name_marks("grpcio")
     # A head that names nothing (a key outside the name columns) marks nothing.
     assert item_name_terms(['  "version": "1.0",', "  x"], [0, 1], [-1, 0]) == {}

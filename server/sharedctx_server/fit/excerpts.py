@@ -262,12 +262,13 @@ def excerpt_offer(
         whole = whole_costs[table.slots]
         concentrated = strong_tokens * DENSITY <= text_tokens
         lacks = np.zeros(table.slots.size, dtype=np.bool_)
+        full = None if full_costs is None else full_costs[table.slots]
         # A whole form that shows every line: the full form (every one, when the request
         # wants full forms), or a compressed one that says each in fewer words (`rewritten`).
-        if full_costs is None:
+        if full is None:
             shows_all = np.ones(table.slots.size, dtype=np.bool_)
         else:
-            shows_all = whole >= full_costs[table.slots]
+            shows_all = whole >= full
             if rewritten is not None:
                 shows_all |= rewritten[table.slots]
         # Such a form, whole, is how to show more strong hits than an excerpt shows freely
@@ -278,8 +279,7 @@ def excerpt_offer(
         if listed.any():  # most namespaces hold no such form: no count on every Fit
             strong_count = np.add.reduceat(strong.astype(np.int64), table.bounds[:-1])
             listed &= strong_count > REPEAT_FREE
-        if full_costs is not None:
-            full = full_costs[table.slots]
+        if full is not None:
             # Whole, a compressed form may have dropped the very lines that matched: then the
             # excerpt is the only form that surely shows them, whatever the whole form costs.
             # One well under the full form's size is taken to leave lines out (KEPT_SHARE);

@@ -51,19 +51,21 @@ def row_name_terms(
 
 
 # The line that names an item: `"name": "grpcio",` (a JSON item cut in parts is headed by it,
-# segment.json_parts), `name: web` (YAML).
+# segment.json_parts; which member names an item is json_parts' to choose), or the `Key: value`
+# line that opens each record of a listing of records (`Name: grpcio` of `pip show`,
+# `Package: python3` of `apt-cache show`; compress.blocks.record_key).
 _NAMING_LINE = re.compile(
-    r'^\s*(?:-\s+)?"?(?P<key>[A-Za-z_]{2,20})"?\s*:\s*"?(?P<value>[^"\s,{}\[\]]{1,200})"?,?\s*$'
+    r'^\s*"?(?P<key>[A-Za-z_]{2,20})"?\s*:\s*"?(?P<value>[^"\s,{}\[\]]{1,200})"?,?\s*$'
 )
 
 
 def item_name_terms(
     lines: Sequence[str], starts: Sequence[int], heads: Sequence[int]
 ) -> dict[int, list[str]]:
-    """Per segment of an item whose head is the line naming it (`"name": "grpcio"`, a key of
-    NAME_COLUMNS), the marks of that name: on the head and on every segment it heads. "What
-    does grpcio require?" is about the `requires_dist` of the item named grpcio, two segments
-    below its name, not the lines of the packages that require grpcio."""
+    """Per segment of an item whose head is the line naming it (`"name": "grpcio"`, `Name:
+    grpcio`; a key of NAME_COLUMNS), the marks of that name: on the head and on every segment
+    it heads. "What does grpcio require?" is about the `requires_dist` of the item named
+    grpcio, two segments below its name, not the lines of the packages that require grpcio."""
     members: dict[int, list[int]] = {}
     for k, head in enumerate(heads):
         if head >= 0:
