@@ -137,7 +137,7 @@ class Budget:
         cost = excerpt.cost_with(picks)
         if cost - excerpt.tokens > self.left:
             return False
-        excerpt.add(picks)
+        excerpt.add(picks, cost)
         self.excerpts[row] = excerpt
         self._set(row, Form.EXCERPT, cost)
         return True

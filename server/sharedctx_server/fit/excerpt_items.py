@@ -372,8 +372,7 @@ def _error_members(
 def _rank_in_group(groups: IntArray, score: FloatArray, row: IntArray, local: IntArray) -> IntArray:
     """Per hit, how many hits of its group (a line shape, an entry) rank above it (best first;
     ties: row, segment); 0 for hits in no group (group 0)."""
-    order = np.lexsort((local, row, -score))
-    by_group = order[np.argsort(groups[order], kind="stable")]
+    by_group = np.lexsort((local, row, -score, groups))
     grouped = groups[by_group]
     at = np.arange(grouped.size)
     starts = np.ones(grouped.size, dtype=np.bool_)

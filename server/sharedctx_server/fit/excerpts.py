@@ -101,6 +101,9 @@ class Excerpt:
         """The excerpt's tokens if `picks` were added."""
         covered = self.covered if self.covered or not picks else []
         tokens = self.tokens if self.covered else self._gap_cost(0, self._total)
+        if len(picks) == 1:  # the common case: one segment, no copy of `covered` to keep
+            segment = picks[0]
+            return tokens if segment in covered else tokens + self._delta(covered, segment)
         scratch: list[int] | None = None
         for segment in picks:
             current = scratch if scratch is not None else covered
@@ -111,9 +114,10 @@ class Excerpt:
             bisect.insort(scratch, segment)
         return tokens
 
-    def add(self, picks: Sequence[int]) -> None:
-        """Add `picks` (any already covered are ignored)."""
-        self.tokens = self.cost_with(picks)
+    def add(self, picks: Sequence[int], tokens: int | None = None) -> None:
+        """Add `picks` (any already covered are ignored); `tokens`: cost_with(picks), when
+        the caller has it already."""
+        self.tokens = self.cost_with(picks) if tokens is None else tokens
         for segment in picks:
             if segment not in self.covered:
                 bisect.insort(self.covered, segment)

@@ -72,8 +72,10 @@ def frequent_shape_first(
     with a shape) lifted to the best's relevance. "The most common error" is the error line
     with the most copies, and no word of the question tells it from the other error lines;
     lifted, it comes first, and its excerpt says how many copies there are (fit.repeats)."""
+    if not direction:
+        return rho
     strong = (lexical >= STRONG_MATCH) & (shapes != 0)
-    if not direction or not strong.any():
+    if not strong.any():
         return rho
     kinds, counts = np.unique(shapes[strong], return_counts=True)
     pick = counts.max() if direction > 0 else counts.min()
@@ -230,7 +232,11 @@ class Relevance:
         eligible = candidates[table.slot_of] if len(table) else np.zeros(0, dtype=np.bool_)
         raw = np.where(eligible, raw, 0.0)
         top = float(raw.max()) if raw.size else 0.0
-        rho = np.where(eligible, segment_relevance(raw, table.errors, top), 0.0)
+        # Only segments that match or carry an error have a relevance: computed for those
+        # alone (most of a namespace's segments are neither, and this runs on every Fit).
+        live = np.flatnonzero(eligible & ((raw > 0) | (table.errors > 0)))
+        rho = np.zeros(raw.shape, dtype=np.float64)
+        rho[live] = segment_relevance(raw[live], table.errors[live], top)
         lexical = raw / top if top > 0 else raw
         rho = frequent_shape_first(rho, lexical, table.shapes, frequency)
         if ordinal:

@@ -40,6 +40,9 @@ BoolArray = npt.NDArray[np.bool_]
 # Lifted excerpt items keep their order by this much per rank (_standing_in): far below any
 # gap between two entries' scores, far above a float's resolution near 1.
 _LIFT_STEP = 1e-12
+# A SKIP walk looks this many items past one that does not fit one by one before it scans
+# the rest of the chunk with numpy (a scan costs as much as some tens of looks).
+_NEAR = 8
 # Texts of the given candidate rows, in the order given (for the adaptive cap).
 TextSource: TypeAlias = Sequence[str] | Callable[[IntArray], Sequence[str]]
 
@@ -255,13 +258,22 @@ class _Items:
         it = offer.items
         row, first, second = it.row.tolist(), it.first.tolist(), it.second.tolist()
         anchor = it.anchor.tolist()
+        excerpts = budget.excerpts
 
         def step(i: int) -> bool:
             if i < n:
                 return budget.take(i, int(full[i]), int(comp[i]))
             k = i - n
+            # Context of a hit that is not in an excerpt adds nothing (Budget.extend). Most
+            # context items a walk reaches are such, once the budget is nearly spent; told
+            # here, they cost a lookup rather than a call.
+            at = anchor[k]
+            if at >= 0:
+                excerpt = excerpts.get(row[k])
+                if excerpt is None or at not in excerpt.covered:
+                    return True
             picks = [first[k]] if second[k] < 0 else [second[k], first[k]]
-            return budget.extend(row[k], picks, anchor[k])
+            return budget.extend(row[k], picks, at)
 
         return step
 
@@ -341,7 +353,7 @@ def _fill_ranked(
         # The smallest cost at or after each position: once the budget left is below it,
         # nothing further can fit and the walk ends.
         floor_after = np.minimum(np.minimum.accumulate(costs[::-1])[::-1], rest_min).tolist()
-        rows = chunk.tolist()
+        rows, cost_list = chunk.tolist(), costs.tolist()
         p, m = 0, len(rows)
         stop: Reason | None = None
         while p < m:
@@ -360,12 +372,18 @@ def _fill_ranked(
                 stop = Reason.BUDGET
                 break
             # SKIP: jump straight to the next item that could fit (a whole entry will); the
-            # items jumped over do not, and keep BUDGET.
-            fitting = np.flatnonzero(costs[p + 1 :] <= budget.left)
-            if fitting.size == 0:
-                p = m
+            # items jumped over do not, and keep BUDGET. The next few are looked at one by one
+            # (usually one of them fits), the rest of the chunk at once.
+            left = budget.left
+            q = p + 1
+            while q < min(m, p + _NEAR) and cost_list[q] > left:
+                q += 1
+            if q == p + _NEAR and q < m:
+                fitting = np.flatnonzero(costs[q:] <= left)
+                q = m if fitting.size == 0 else q + int(fitting[0])
+            p = q
+            if p >= m:
                 break
-            p += 1 + int(fitting[0])
         visited[chunk[:p]] = True
         if stop is not None:
             return stop
