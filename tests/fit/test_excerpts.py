@@ -723,6 +723,55 @@ def test_a_hit_brings_its_head_before_its_neighbours_when_the_budget_allows() ->
     assert covered(with_head.tokens + 20) == [0, 19, 20, 21]
 
 
+def test_a_hit_brings_its_heads_head_after_its_head() -> None:
+    # `git log -p`: a commit's header (segment 2) heads its files' headers (10, 30); each file
+    # header heads its hunks. "Which commit added LIST_FREE?" matches a hunk (20) alone: it
+    # shows its file and its commit, then its neighbours.
+    n = 40
+    heads = np.full(n, -1, dtype=np.int64)
+    heads[[10, 30]] = 2
+    heads[11:30], heads[31:] = 10, 30
+    segs = Segments(np.ones(n, dtype=np.int64), np.full(n, 10, dtype=np.int64), np.zeros(n), heads)
+    relevance = np.zeros(n)
+    relevance[20] = 1.0
+    view = SegmentView(0, segs, relevance)
+    wanted = Excerpt(segs, marker_tokens)
+    wanted.add([2, 10, 20])
+
+    def covered(budget: int) -> list[int]:
+        sel = fill([0.9], [10 * n], [view], segs=segs, budget_tokens=budget, keep_recent=0)
+        return list(sel.excerpts[0].covered)
+
+    assert covered(wanted.tokens) == [2, 10, 20]
+    assert covered(wanted.tokens + 20) == [2, 10, 19, 20, 21]
+
+
+def test_a_hit_just_under_its_head_brings_it_along() -> None:
+    # A commit's header (4) and its message (5, the hit); another entry's line (1 of row 1)
+    # matches a little less well. The message comes with its header, as one item, before the
+    # other line: the header is what says which commit. Where the two do not fit, the
+    # message comes alone.
+    n = 12
+    heads = np.full(n, -1, dtype=np.int64)
+    heads[5:] = 4
+    segs = Segments(np.ones(n, dtype=np.int64), np.full(n, 10, dtype=np.int64), np.zeros(n), heads)
+    message = np.zeros(n)
+    message[5] = 1.0
+    other = np.zeros(n)
+    other[1] = 0.85
+    pair = Excerpt(segs, marker_tokens)
+    pair.add([4, 5])
+    views = [SegmentView(0, segs, message), SegmentView(1, segs, other)]
+    sel = fill([0.9, 0.9], [10 * n] * 2, views, segs=segs, budget_tokens=pair.tokens,
+               keep_recent=0)  # fmt: skip
+    assert list(sel.excerpts[0].covered) == [4, 5] and 1 not in sel.excerpts
+    alone = Excerpt(segs, marker_tokens)
+    alone.add([5])
+    sel = fill([0.9, 0.9], [10 * n] * 2, views, segs=segs, budget_tokens=alone.tokens,
+               keep_recent=0)  # fmt: skip
+    assert list(sel.excerpts[0].covered) == [5]
+
+
 def test_a_hit_that_heads_a_block_brings_the_block() -> None:
     # A folder line (segment 10) heads segments 11..29, as in `ls -lR`: a hit on the folder
     # shows what it holds, in order, as far as the budget goes and BLOCK_MEMBERS allows.

@@ -754,7 +754,7 @@ def test_blocks_are_headed_by_the_line_that_opens_them() -> None:
     assert heads_of(f"{long_heading}\n\nfirst paragraph\n\nsecond\n", "document") == []
 
 
-def test_a_diff_is_cut_into_commits_files_and_hunks_and_a_hunk_is_headed_by_its_file() -> None:
+def test_a_diff_is_cut_into_commits_files_and_hunks_each_headed_by_what_it_is_in() -> None:
     body = "".join(f"+    step_{i}()\n" for i in range(12))
     text = (
         "commit 2423573208983cea926d2a66e8f96a01679282b6\nAuthor: A <a@example.org>\n\n"
@@ -769,7 +769,8 @@ def test_a_diff_is_cut_into_commits_files_and_hunks_and_a_hunk_is_headed_by_its_
     )
     parts = groups(text, "tool_output")
     assert [part.split("\n")[0] for part in parts] == [
-        "commit 2423573208983cea926d2a66e8f96a01679282b6",  # with its message
+        "commit 2423573208983cea926d2a66e8f96a01679282b6",  # with its Author: line
+        "",  # the message
         "diff --git a/server/admission.py b/server/admission.py",  # with index, ---, +++
         "@@ -1,3 +1,4 @@",
         "@@ -40,6 +41,30 @@ class Admission:",
@@ -777,9 +778,19 @@ def test_a_diff_is_cut_into_commits_files_and_hunks_and_a_hunk_is_headed_by_its_
         "+def run_first():",
         "+def run_second():",
     ]
-    heads = heads_of(text, "tool_output")
-    assert {head for _, head in heads} == {"diff --git a/server/admission.py b/server/admission.py"}
-    assert len(heads) == 4  # every hunk and part of one
+    # The commit heads its message and its files' headers; a file's header its hunks.
+    commit, header = parts[0].split("\n")[0], parts[2].split("\n")[0]
+    assert heads_of(text, "tool_output") == [
+        ("", commit),
+        (header, commit),
+        *[(part.split("\n")[0], header) for part in parts[3:]],  # every hunk and part of one
+    ]
+    # A commit's header with a long address still heads (up to DIFF_HEAD_TOKENS); a file
+    # header too long for that leaves its hunks to the commit.
+    long_path = "/".join(["very_long_directory_name"] * 12) + "/admission.py"
+    other = text.replace("server/admission.py", long_path)
+    pairs = heads_of(other, "tool_output")
+    assert [head for line, head in pairs if line.startswith("@@")] == [commit, commit]
     # `diff -u` of two files has no `diff` line: its `---`/`+++` pair starts each file.
     plain = "".join(
         f"--- a/{name}\t2026-12-01\n+++ b/{name}\t2026-12-05\n"

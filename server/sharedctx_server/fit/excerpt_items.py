@@ -188,7 +188,10 @@ def hit_items(
     # than the hit (_sized): eslint's count of problems, `1 errors`, had brought 213 tokens of
     # another file's warnings.
     before_at = np.maximum(hits - 1, 0)
-    with_before = (table.errors[hits] > 0) & (local > 0) & (_sized(table, hits, before_at) >= 1)
+    # So does a hit whose head is the segment before it (a commit's message its header, a
+    # table's first row its header): split, a near tie with another hit had left the head out.
+    carries = (table.errors[hits] > 0) | (table.heads[hits] == local - 1)
+    with_before = carries & (local > 0) & (_sized(table, hits, before_at) >= 1)
     before_tokens = np.where(with_before, table.tokens[before_at], 0)
     hit_cost = (table.tokens[hits] + before_tokens).astype(np.int64)
     # The best hits (ties: row, then segment) until their costs cover a few budgets, the
@@ -315,14 +318,21 @@ def _context(
     BLOCK_MEMBERS segments it heads: what that folder holds, what that commit changed."""
     local = table.local[hits]
     head = table.heads[hits]
-    headed = (head >= 0) & (head < local - 1)  # the segment just before is a neighbour
+    headed = head >= 0
+    # The head's own head, worth as much: the commit of a hunk's file says what the line is
+    # part of as its file does, and more than the hunks beside it.
+    outer = np.where(headed, table.heads[hits - local + np.maximum(head, 0)], -1)
+    outer_headed = outer >= 0
     parts: list[tuple[IntArray, IntArray, float | FloatArray]] = [
-        (np.flatnonzero(headed), (hits - local + head)[headed], HEAD_SHARE)
+        (np.flatnonzero(headed), (hits - local + head)[headed], HEAD_SHARE),
+        (np.flatnonzero(outer_headed), (hits - local + outer)[outer_headed], HEAD_SHARE),
     ]
     for ring in range(1, CONTEXT_RINGS + 1):
         # The k-th segment before and after the hit, inside its entry, worth CONTEXT_SHARE**k,
-        # less when it is much larger than the hit (_sized).
-        before = local >= ring
+        # less when it is much larger than the hit (_sized); a head before it is one already
+        # (a commit's header just above its message: as a neighbour, a long one had come
+        # after the next hunk, and the message went without its commit).
+        before = (local >= ring) & (head != local - ring) & (outer != local - ring)
         after = table.followed(hits, ring)
         share = CONTEXT_SHARE**ring
         for side, step in ((before, -ring), (after, ring)):
