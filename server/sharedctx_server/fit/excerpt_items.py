@@ -7,17 +7,17 @@ matching lines come first, each weighed, damped, by how much its entry matters, 
 how good the best is (Relevance.quality); past the first REPEAT_FREE hits of one line shape,
 each repeat counts REPEAT_SHARE of the one before, and past an entry's best ENTRY_FREE hits
 (LIST_FREE when the question asks for a list), each further one ENTRY_SHARE of the one
-before. The segments around a hit follow as items
-worth CONTEXT_SHARE of it (the next ones out, up to CONTEXT_RINGS on
-each side, CONTEXT_SHARE of the one before), so a tight budget takes the matching lines
-first and their surroundings after; its head (Segments.heads: a table's header, the commit or
-folder it belongs to) is worth HEAD_SHARE of it, a hit that is a head brings the first
-BLOCK_MEMBERS segments it heads like neighbours, and the ERROR_MEMBERS segments of the block
-with the strongest errors come worth HEAD_SHARE of it times their error evidence (the whole
-of it when the question asks for a cause: Relevance.asks_cause). A hit that
-carries an error takes the segment before it along (a traceback is already part of its
-record's segment), or comes alone, worth ALONE_SHARE of it, where the two do not fit. Against
-whole entries, items rank by their score to the power ITEM_EXPONENT.
+before. The segments around a hit follow as items worth CONTEXT_SHARE of it (the next ones
+out, up to CONTEXT_RINGS on each side, CONTEXT_SHARE of the one before), so a tight budget
+takes the matching lines first and their surroundings after; its head (Segments.heads: a
+table's header, the commit or folder it belongs to) and its head's head (a hunk's file's
+commit) are worth HEAD_SHARE of it, a hit that is a head brings the first BLOCK_MEMBERS
+segments it heads like neighbours, and the ERROR_MEMBERS segments of the block with the
+strongest errors come worth HEAD_SHARE of it times their error evidence (the whole of it
+when the question asks for a cause: Relevance.asks_cause). A hit that carries an error, or
+whose head is the segment just before it, takes that segment along (a traceback is already
+part of its record's segment), or comes alone, worth ALONE_SHARE of it, where the two do not
+fit. Against whole entries, items rank by their score to the power ITEM_EXPONENT.
 """
 
 from __future__ import annotations
@@ -314,8 +314,9 @@ def _context(
 ) -> tuple[IntArray, IntArray, FloatArray]:
     """The context items of `hits` (flat positions): for each, the index of its hit, the
     segment's flat position and its share of the hit's score. A hit's context is its
-    neighbours, its head, and, when the hit is itself a head (a folder, a commit), the first
-    BLOCK_MEMBERS segments it heads: what that folder holds, what that commit changed."""
+    neighbours, its head and its head's head, and, when the hit is itself a head (a folder,
+    a commit), the first BLOCK_MEMBERS segments it heads: what that folder holds, what that
+    commit changed."""
     local = table.local[hits]
     head = table.heads[hits]
     headed = head >= 0
