@@ -335,3 +335,24 @@ def test_vmstat_reads_one_column_per_name(token_counter: TokenCounter) -> None:
     assert section.table.columns[5:8] == ("cache", "si", "so")
     assert section.table.values[3][8:10] == ("1024", "15000")
     compress(text, count_tokens=token_counter.count, kind="tool_output")  # reads, never raises
+
+
+def test_a_label_every_line_repeats_is_no_part_of_the_first_column(
+    token_counter: TokenCounter,
+) -> None:
+    # `python -X importtime`: every line opens with `import time:`, the header too. The first
+    # column is `self [us]` and holds numbers, so its largest row is kept and marked.
+    rows = [(126, 126, "_io"), (26, 26, "marshal"), (7240, 9570, "numpy._core._multiarray_umath")]
+    rows += [(40 + i, 90 + i, f"mod{i}") for i in range(20)]
+    text = "import time: self [us] | cumulative | imported package\n" + "".join(
+        f"import time: {a:>9} | {b:>10} | {name}\n" for a, b, name in rows
+    )
+    (section,) = find_tables(text.split("\n"))
+    assert section.table is not None
+    assert section.table.columns == ("self [us]", "cumulative", "imported package")
+    assert section.table.values[2] == ("7240", "9570", "numpy._core._multiarray_umath")
+    assert "largest self [us]" in compress(text, count_tokens=token_counter.count).text
+    # A URL's scheme is no label.
+    links = "link | hits\n" + "".join(f"https://example.org/p{i} | {i}\n" for i in range(6))
+    (section,) = find_tables(links.split("\n"))
+    assert section.table is not None and section.table.values[0][0] == "https://example.org/p0"

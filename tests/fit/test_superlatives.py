@@ -81,6 +81,9 @@ def test_fewest_asks_for_the_smallest_and_an_adjective_names_its_quantity() -> N
     (age,) = column_words("age")
     assert MOST + age in superlative_terms("which pod is the oldest?")
     assert LEAST + age in superlative_terms("which pod is the newest?")
+    # "By itself" asks for a `self` column (python -X importtime, perf).
+    (own,) = column_words("self")
+    assert MOST + own in superlative_terms("which module took the most time by itself?")
 
 
 def test_query_terms_are_the_lexical_terms_then_the_marks() -> None:

@@ -18,6 +18,7 @@ text is table_parse's to find.
 from __future__ import annotations
 
 import csv
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -137,12 +138,30 @@ def _delimited(lines: list[str], index: list[int], delimiter: str) -> Table | No
         return None
     if head is None and not _headerless_columns(values):
         return None
+    label = _shared_label([columns[0], *(row[0] for row in values)]) if head is not None else ""
+    if label:
+        # `import time: self [us] | cumulative | ...` over `import time:   126 |   126 | _io`:
+        # the label every line repeats names no column; without it, the first column is
+        # `self [us]` and holds numbers.
+        columns[0] = columns[0][len(label) :].strip()
+        values = [(row[0][len(label) :].strip(), *row[1:]) for row in values]
     if len(set(values)) < 2:
         return None  # one line repeated is not a table
     name = {",": "csv", "\t": "tsv", ";": "semicolon", "|": "pipe"}[delimiter]
     return Table(
         name, tuple(columns), head, None, tuple(rows), tuple(values), tuple(others), delimiter
     )
+
+
+def _shared_label(cells: list[str]) -> str:
+    """The label (words up to a colon and a blank) every one of `cells` opens with and goes
+    on after, or "" (a URL's `https:` is no label)."""
+    shared = os.path.commonprefix(cells)
+    label = shared[: shared.rfind(":") + 1]
+    if not _LABEL.match(label):
+        return ""
+    rest = [cell[len(label) :] for cell in cells]
+    return label if all(r[:1].isspace() and r.strip() for r in rest) else ""
 
 
 def _headerless_columns(values: list[tuple[str, ...]]) -> bool:

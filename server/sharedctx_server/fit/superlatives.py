@@ -68,6 +68,10 @@ _IMPLIED = {
     "oldest": ("age",),
     "newest": ("age",),
     "youngest": ("age",),
+    # "Which module took the most time by itself?": `python -X importtime`'s and perf's
+    # `self` column (what a row spent apart from what it called).
+    "itself": ("self",),
+    "themselves": ("self",),
 }
 _NOT_MEASURED = frozenset(
     """recent recently common commonly frequent frequently often likely important relevant
