@@ -93,6 +93,10 @@ def test_inflections_meet_but_identifiers_stay() -> None:
     assert lexical_terms("installed install passed pass added add") == [
         "install", "install", "pass", "pass", "add", "add",
     ]  # fmt: skip
+    # The plural of an -ing noun meets it (gcc's `warning:` lines, "which warnings ...?").
+    assert set(lexical_terms("warnings warning warn")) == {"warn"}
+    assert set(lexical_terms("mappings mapping map")) == {"map"}
+    assert lexical_terms("things thing strings string") == ["thing", "thing", "str", "str"]
 
 
 def test_a_path_counts_its_last_two_parts_joined_too() -> None:

@@ -52,6 +52,10 @@ _STOP_WORDS = frozenset(
 
 # (suffix, shortest word it is taken from, replacement), tried in order; the first match wins.
 _SUFFIXES = (
+    # Before -ing and -s, so that a plural of an -ing noun meets it: warnings, warning ->
+    # warn (the -s alone left `warning`, and gcc's `warning:` lines never met "which
+    # warnings ...?"); meetings, meeting -> meet.
+    ("ings", 7, ""),
     ("ing", 6, ""),
     ("ied", 5, "y"),
     ("ies", 5, "y"),
@@ -87,7 +91,7 @@ def fold_suffix(term: str) -> str:
             # skip, as SKIP is), but not l, s, z, f (installed, passed, buzzed, staffed keep
             # theirs) nor in a stem of three letters (added -> add).
             if (
-                suffix in ("ed", "ing")
+                suffix in ("ed", "ing", "ings")
                 and len(term) >= 4
                 and term[-1] == term[-2]
                 and term[-1] not in _KEEP_DOUBLED
