@@ -255,14 +255,22 @@ def excerpt_offer(
     omits = np.zeros(n, dtype=np.bool_)
     if len(table):
         rho = relevance.rho
-        best = relevance.per_entry_max(rho)
+        # Per entry, from its hits alone (rho > 0): its best, and the tokens and count of its
+        # strong hits.
+        hits, entry_of = relevance.hits
+        entries = table.slots.size
+        best = np.zeros(entries)
+        np.maximum.at(best, entry_of, rho[hits])
         cut[table.slots] = relevance.candidates[table.slots]
         has_hits[table.slots] = best > 0
-        strong = rho >= STRONG_HIT * float(rho.max())
-        strong_tokens = np.add.reduceat(np.where(strong, table.tokens, 0), table.bounds[:-1])
+        strong = rho[hits] >= STRONG_HIT * float(best.max(initial=0.0))
+        strong_entries = entry_of[strong]
+        strong_tokens = np.bincount(
+            strong_entries, weights=table.tokens[hits[strong]], minlength=entries
+        )
         # Against the text the segments cut (the full form), not the whole form's cost: a
         # compressed form is cheaper but need not hold the lines that matched.
-        text_tokens = np.add.reduceat(table.tokens, table.bounds[:-1])
+        text_tokens = table.entry_tokens
         whole = whole_costs[table.slots]
         concentrated = strong_tokens * DENSITY <= text_tokens
         lacks = np.zeros(table.slots.size, dtype=np.bool_)
@@ -281,8 +289,7 @@ def excerpt_offer(
         # the excerpt says it in fewer tokens, and the rule of WHOLE_SHARE holds.
         listed = shows_all.copy()
         if listed.any():  # most namespaces hold no such form: no count on every Fit
-            strong_count = np.add.reduceat(strong.astype(np.int64), table.bounds[:-1])
-            listed &= strong_count > REPEAT_FREE
+            listed &= np.bincount(strong_entries, minlength=entries) > REPEAT_FREE
         if full is not None:
             # Whole, a compressed form may have dropped the very lines that matched: then the
             # excerpt is the only form that surely shows them, whatever the whole form costs.
@@ -312,13 +319,18 @@ def _compressed_lacks(relevance: Relevance, best: FloatArray) -> BoolArray:
     """Per cut entry (table order): its compressed form is known to leave out every one of
     its best hits, those that match as well as its best (Segments.in_compressed): the `ssl`
     lines of `python -X importtime`, where every line matches "import time". One that shows
-    one of them (the first frame of a traceback whose every frame matches) may stand in."""
+    one of them (the first frame of a traceback whose every frame matches) may stand in. (An
+    entry without hits has no best hit to show: it lacks all of none.)"""
     table = relevance.table
-    starts = table.bounds[:-1]
-    own_best = np.repeat(best, np.diff(table.bounds))
-    top = (relevance.rho > 0) & (relevance.rho >= own_best)
-    left_out = np.add.reduceat((top & (table.in_compressed == 0)).astype(np.int64), starts)
-    return np.asarray(left_out == np.add.reduceat(top.astype(np.int64), starts), dtype=np.bool_)
+    hits, entry_of = relevance.hits
+    top = relevance.rho[hits] >= best[entry_of]
+    left_out = top & (table.in_compressed[hits] == 0)
+    entries = table.slots.size
+    return np.asarray(
+        np.bincount(entry_of[left_out], minlength=entries)
+        == np.bincount(entry_of[top], minlength=entries),
+        dtype=np.bool_,
+    )
 
 
 def _clear_lead(

@@ -91,6 +91,15 @@ class SegmentTable:
         order = np.argsort(head_at, kind="stable")
         return members[order], head_at[order]
 
+    @cached_property
+    def entry_tokens(self) -> IntArray:
+        """Each cut entry's segments' tokens together (table order): its text's."""
+        return np.asarray(np.add.reduceat(self.tokens, self.bounds[:-1]), dtype=np.int64)
+
+    def entries_of(self, positions: IntArray) -> IntArray:
+        """The table index (into `slots`) of the entry each of `positions` is in."""
+        return np.searchsorted(self.bounds, positions, side="right") - 1
+
     def members_of(self, positions: IntArray) -> tuple[IntArray, IntArray]:
         """The segments each of `positions` heads, one head after another and each head's in
         text order: for every one, the index in `positions` of its head, and its position."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -249,6 +250,14 @@ class Relevance:
             rho = notable_in_window_first(rho, window & eligible, table.errors)
         quality = min(1.0, top / (FULL_SHARE * full)) if full > 0 else 1.0
         return cls(table, rho, lexical, candidates, segments_of, quality, asks_cause, asks_list)
+
+    @cached_property
+    def hits(self) -> tuple[IntArray, IntArray]:
+        """The segments with rho > 0 (flat positions) and the table index of each one's
+        entry: per-entry sums and maxima of what only hits hold read these, not the table
+        (a namespace's logs hold tens of thousands of segments, a query's hits hundreds)."""
+        positions = np.flatnonzero(self.rho > 0)
+        return positions, self.table.entries_of(positions)
 
     def per_entry_max(self, values: FloatArray) -> FloatArray:
         """The largest of `values` (aligned with the table) in each cut entry, table order."""
