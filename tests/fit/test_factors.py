@@ -53,6 +53,12 @@ ERRORS = [
     # A parser's position report, no error word: `python -m json.tool` on broken JSON.
     "Expecting ',' delimiter: line 1 column 21 (char 20)",
     "unexpected character at line 3, column 7",
+    # A structured log's level field, and JSON's status.
+    '{"ts": "2026-12-07T08:04:51Z", "level": "error", "msg": "connection pool exhausted"}',
+    '{"severity": "CRITICAL", "message": "disk full"}',
+    '{"level":50,"time":1733558400000,"msg":"request failed"}',
+    'time="2026-12-07T08:04:51Z" level=error msg="db down"',
+    '{"path": "/v1/orders", "status": 503}',
 ]
 
 
@@ -75,6 +81,11 @@ NAMES = [
     "max_failures: 10",
     "error_rate_limit=10",
     "Liveness:  http-get http://:8080/healthz delay=10s period=10s #success=1 #failure=3",
+    # Levels that are no errors.
+    '{"level": "info", "status": 200, "msg": "request completed"}',
+    '{"level":30,"msg":"listening"}',
+    "level=warn msg=slow",
+    "lvl=2 handled",
 ]
 
 

@@ -111,10 +111,11 @@ _SIGNALS: tuple[_Signal, ...] = (
         1,
     ),
     # HTTP 5xx: `HTTP/1.1 503`, an access log's `"GET /x HTTP/1.1" 504`, `status: 500`,
-    # `502 Bad Gateway`.
+    # JSON's `"status": 503`, `502 Bad Gateway`.
     _Signal(
         re.compile(
-            r"\bhttp/\d(?:\.\d)?\"?\s+5\d\d\b|\b(?:status(?:\s+code)?|http|response|code)\s*[:=]?\s*5\d\d\b"
+            r"\bhttp/\d(?:\.\d)?\"?\s+5\d\d\b"
+            r"|\b(?:status(?:\s+code)?|http|response|code)\"?\s*[:=]?\s*5\d\d\b"
             r"|\b(?:internal server error|bad gateway|service unavailable|gateway timeout)\b"
         ),
         ("http", "status", "response", "code", "server error", "gateway", "unavailable"),
@@ -132,6 +133,21 @@ _SIGNALS: tuple[_Signal, ...] = (
         ("err", "fatal", "crit", "panic", "severe", "e"),
         0.6,
         2,
+    ),
+    # A structured log's level field: JSON lines (`"level": "error"`, `"severity": "ERROR"`,
+    # `"levelname": "CRITICAL"`, pino's numeric `"level": 50`) and logfmt (`level=error`).
+    # The line's label, where a text log puts it, is a field there: such an error line had
+    # counted no more than any line that says `error` once.
+    _Signal(
+        re.compile(
+            r'"(?:level|lvl|severity|levelname|log\.level)"\s*:\s*(?:"(?:error|err|fatal|critical'
+            r'|crit|panic|severe|alert|emerg|emergency)"|[56]0(?![\w.]))'
+            r"|\b(?:level|lvl|severity)=\"?(?:error|err|fatal|critical|crit|panic|severe|alert"
+            r"|emerg|emergency)\b"
+        ),
+        ("level", "lvl", "severity"),
+        0.6,
+        1,
     ),
     # Crashes that name no exception: signals, core dumps, the OOM killer.
     _Signal(
