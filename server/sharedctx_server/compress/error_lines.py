@@ -113,6 +113,8 @@ _NEEDLES = (
     "no rule to make",
     "cannot ",
     "column",  # a parser's `Expecting ',' delimiter: line 1 column 21 (char 20)`
+    "alert",  # a structured log's level field (`"level": "alert"`, `level=emerg`)
+    "emerg",
     # An escape sequence: the predicate reads a line without its colour codes, so a shape
     # that must start the line (`E0001:`, `error:`) may follow one (`\x1b[31merror: ...`).
     "\x1b",
@@ -131,6 +133,7 @@ _PHRASE_PATTERNS = (
     ('"', r'file\s+"'),
     ("rc", r"rc\s*[:=]?\s*-?\d"),
     ("5", r"(?:status|http|response|code)\S*\s*[:=]?\s*5\d\d"),
+    ('"level"', r'"level"\s*:\s*[56]0'),  # pino's numeric error and fatal levels
 )
 _LINE_START_SHAPES = r"at\s|\d+:\s+0x|(?:npm\s+)?(?:e\d{3,5}:|e:\s)|e\s"
 # For a whole text scanned at once (it starts with a newline, so "\n" anchors a line start).

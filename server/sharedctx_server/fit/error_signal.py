@@ -140,8 +140,8 @@ _SIGNALS: tuple[_Signal, ...] = (
     # counted no more than any line that says `error` once.
     _Signal(
         re.compile(
-            r'"(?:level|lvl|severity|levelname|log\.level)"\s*:\s*(?:"(?:error|err|fatal|critical'
-            r'|crit|panic|severe|alert|emerg|emergency)"|[56]0(?![\w.]))'
+            r'"(?:level|lvl|severity|levelname|log\.level)"\s*:\s*"(?:error|err|fatal|critical'
+            r'|crit|panic|severe|alert|emerg|emergency)"|"level"\s*:\s*[56]0(?![\w.])'
             r"|\b(?:level|lvl|severity)=\"?(?:error|err|fatal|critical|crit|panic|severe|alert"
             r"|emerg|emergency)\b"
         ),

@@ -174,14 +174,19 @@ class SegmentIndex:
         segments: Segments,
         segment_terms: Sequence[Sequence[str]],
         names: Sequence[str] = (),
+        shape_terms: Sequence[Sequence[str] | None] = (),
     ) -> None:
         """Index the cut entry in `slot`, one term list per segment (replacing what it held).
 
         `names` are the terms that name the entry (its key, tool, kind): they count once in
         every segment, as a title field does, but make no segment match by themselves (bm25).
+        `shape_terms`: per segment, the terms its shape (line_shape) is read from where they
+        are not its own (a JSON record's level and message, segment.json_lines), else None.
         """
         if len(segment_terms) != len(segments):
             raise ValueError("one term list per segment")
+        if shape_terms and len(shape_terms) != len(segments):
+            raise ValueError("one shape term list (or None) per segment")
         old = self._entries.pop(slot, None)
         if old is not None:
             self._forget(old)
@@ -217,7 +222,15 @@ class SegmentIndex:
             counts=counts.astype(np.float64),
             lengths=lengths,
             names=frozenset(self._id(term) for term in names),
-            shapes=np.asarray([line_shape(terms) for terms in segment_terms], dtype=np.int64),
+            shapes=np.asarray(
+                [
+                    line_shape(own if own is not None else terms)
+                    for terms, own in zip(
+                        segment_terms, shape_terms or [None] * len(segment_terms), strict=True
+                    )
+                ],
+                dtype=np.int64,
+            ),
         )
         self._segments += lengths.size
         self._total_length += float(lengths.sum())

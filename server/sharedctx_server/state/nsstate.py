@@ -27,6 +27,7 @@ from ..model import Kind, StoredEntry
 from ..segment import excerpt_lines
 from ..segment.clock_marks import clock_terms
 from ..segment.date_order import newest_first
+from ..segment.json_lines import statement_terms
 from ..segment.marks import mark_terms
 from .clocks import EntryClocks
 from .entry_text import echoed_command, name_terms, shell_commands, turn_role
@@ -249,6 +250,7 @@ class NamespaceState:
         if commands.names:
             names = list(dict.fromkeys([*names, *commands.names]))
             lines = ["", *lines[1:]]
+        shapes = statement_terms(lines, starts, segments.lines.tolist())
         # A segment matches by what an excerpt of it shows: a long line by its head (a line
         # of 20,000 characters holds some word of almost any query, and showing its head
         # would not show that word). The entry matches by all of its text.
@@ -278,7 +280,7 @@ class NamespaceState:
         for found in (*kinds, minutes, commands.per_segment):
             for k, marks in found.items():
                 per_segment[k] = per_segment[k] + marks
-        self.segments.add(slot, segments, per_segment, names)
+        self.segments.add(slot, segments, per_segment, names, shapes)
         rest = lexical_terms("\n".join(tail for tail in tails if tail)) if tails else []
         self.terms.add(slot, [term for terms in per_segment for term in terms] + rest + names)
 
