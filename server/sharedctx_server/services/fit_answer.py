@@ -20,6 +20,8 @@ FloatArray = npt.NDArray[np.float64]
 
 # explain lists, per cut candidate, the segments its excerpt shows plus this many best others.
 _EXPLAIN_SEGMENTS = 5
+_FORMS = {int(form): form for form in Form}
+_KINDS = {int(kind): kind for kind in Kind}
 
 
 @dataclass
@@ -39,11 +41,18 @@ def answer(query: FitQuery, state: NamespaceState, selected: Selected) -> FitAns
     sel = selected.selection
     live = selected.candidates
     items = []
-    for idx, rank, form, tokens in zip(
-        sel.indices.tolist(),
+    rows = sel.indices
+    # Each column read once for all chosen rows, and enum members looked up, not made: a Fit
+    # answers with dozens of items, and per-item numpy scalars and enum calls added up.
+    for idx, rank, form, tokens, score, event_ms, kind, version in zip(
+        rows.tolist(),
         sel.ranks.tolist(),
         sel.forms.tolist(),
         sel.tokens.tolist(),
+        selected.scores[rows].tolist(),
+        state.event_ms[rows].tolist(),
+        state.kind[rows].tolist(),
+        state.entry_version[rows].tolist(),
         strict=True,
     ):
         info = state.info[idx]
@@ -52,13 +61,13 @@ def answer(query: FitQuery, state: NamespaceState, selected: Selected) -> FitAns
             FitItem(
                 key=info.key if info is not None else "",
                 rank=rank,
-                score=float(selected.scores[idx]),
-                form=Form(form),
+                score=score,
+                form=_FORMS[form],
                 tokens=tokens,
-                event_ms=int(state.event_ms[idx]),
-                kind=Kind(int(state.kind[idx])),
+                event_ms=int(event_ms),
+                kind=_KINDS[int(kind)],
                 thread=info.thread if info is not None else "",
-                version=int(state.entry_version[idx]),
+                version=int(version),
                 line_ranges=tuple(excerpt.ranges()) if excerpt is not None else (),
                 total_lines=excerpt.total_lines if excerpt is not None else 0,
                 repeats=_repeats(selected.relevance, idx, excerpt.covered)
