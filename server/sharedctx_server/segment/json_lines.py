@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ..fit.lexical import lexical_terms
+from ..fit.lexical import lexical_terms_each
 
 __all__ = ["record_statement", "statement_terms"]
 
@@ -53,8 +53,10 @@ def statement_terms(
     with `{` (most texts: nothing to read)."""
     if not any(lines[start].lstrip().startswith("{") for start in starts):
         return []
-    out: list[list[str] | None] = []
-    for start, count in zip(starts, counts, strict=True):
-        statement = record_statement(lines[start]) if count == 1 else None
-        out.append(lexical_terms(statement) if statement is not None else None)
-    return out
+    statements = [
+        record_statement(lines[start]) if count == 1 else None
+        for start, count in zip(starts, counts, strict=True)
+    ]
+    # All at once: a term scan per line costs several times the JSON parse.
+    terms = iter(lexical_terms_each([s for s in statements if s is not None]))
+    return [next(terms) if s is not None else None for s in statements]
