@@ -93,6 +93,8 @@ def test_inflections_meet_but_identifiers_stay() -> None:
     assert lexical_terms("installed install passed pass added add") == [
         "install", "install", "pass", "pass", "add", "add",
     ]  # fmt: skip
+    # A test runner's `Failures: 1` meets "how many failed?".
+    assert set(lexical_terms("Failures: FAILURE! failure failed fail")) == {"fail"}
     # The plural of an -ing noun meets it (gcc's `warning:` lines, "which warnings ...?").
     assert set(lexical_terms("warnings warning warn")) == {"warn"}
     assert set(lexical_terms("mappings mapping map")) == {"map"}

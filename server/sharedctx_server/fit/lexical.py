@@ -100,7 +100,13 @@ def fold_suffix(term: str) -> str:
             break
     if len(term) >= _TION and term.endswith("tion") and not term.endswith("ception"):
         return term[:-3]
-    return term[:-1] if len(term) >= _E_STEM and term.endswith("e") else term
+    stem = term[:-1] if len(term) >= _E_STEM and term.endswith("e") else term
+    return _NOUNS_OF_VERBS.get(stem, stem)
+
+
+# Nouns that name what their verb did, folded to the verb's stem: test runners and CI print
+# `Failures: 1`, `2 failures`, `FAILURE!` where a question says "how many failed?".
+_NOUNS_OF_VERBS = {"failur": "fail"}
 
 
 # A snake_case name, whose parts are terms; joined, it is one more (VIRTUAL_ENV: virtualenv),
