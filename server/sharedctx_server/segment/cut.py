@@ -6,7 +6,8 @@ Segments follow the text's own structure, so an excerpt never shows half a thoug
   exception line that ends a traceback belong to the record before them (a Go crash's
   message and its crashing goroutine are one record, each other goroutine one; valgrind's
   lines are read after their `==PID==`);
-- diffs (`diff -u`, `git log -p`): a commit's header, its message, a file's header, a hunk (diff_parts);
+- diffs (`diff -u`, `git log -p`): a commit's header, its message, a file's header, a hunk
+  (diff_parts);
 - JSON: one item of the array with the most items (else one member of the shallowest object
   level whose members are small enough), in a whole document or one cut short. A document
   on one line (minified, as APIs and `jq -c` print it) is cut, counted and shown in its
