@@ -1081,3 +1081,72 @@ async def test_why_an_application_failed_brings_the_root_cause_of_its_java_trace
     shown = "\n".join(e.content for e in result.entries)
     assert "Application run failed" in shown
     assert "Caused by: java.net.ConnectException" in shown
+
+
+def _git_log_p(commits: int, files: int) -> tuple[str, list[str]]:
+    """A `git log -p` of `commits` commits of `files` files each, and each commit's sha line;
+    the second file of the third commit adds RETRY_LIMIT."""
+    text, shas = "", []
+    for n in range(commits):
+        sha = f"commit {n + 1:02d}{'5e7a9c1b' * 4}{n:06d}"
+        shas.append(sha)
+        text += (
+            f"{sha}\nAuthor: Dev {n} <dev{n}@example.org>\n"
+            f"Date:   Mon Dec {n + 1} 10:00:00 2026 +0000\n\n"
+            f"    Change {n}: rework the handlers of part {n}\n\n"
+        )
+        for f in range(files):
+            name = f"server/app/module_{n}_{f}.py"
+            body = "".join(f"+    value_{n}_{f}_{j} = compute_{j}(rows)\n" for j in range(8))
+            if (n, f) == (2, 1):
+                body = "+RETRY_LIMIT = 5\n" + body
+            text += (
+                f"diff --git a/{name} b/{name}\nindex 1111111..2222222 100644\n"
+                f"--- a/{name}\n+++ b/{name}\n"
+                f"@@ -{10 + f},6 +{10 + f},14 @@ def handler_{n}_{f}(rows):\n{body}"
+            )
+    return text, shas
+
+
+async def test_a_hunk_comes_with_its_file_and_its_commit(client: AsyncClient) -> None:
+    # "Which commit added RETRY_LIMIT?" matches one hunk: the commit that holds it is two
+    # heads up (the hunk's file, that file's commit), and its line answers.
+    text, shas = _git_log_p(5, 3)
+    await client.put(NS, "tool/git-log", "$ git log -p -n 5\n" + text, kind="tool_output",
+                     tool_name="git")  # fmt: skip
+    result = await client.fit(NS, "which commit added RETRY_LIMIT?", 400, include_content=True)
+    (entry,) = [e for e in result.entries if e.key == "tool/git-log"]
+    assert entry.form == "excerpt"
+    assert "+RETRY_LIMIT = 5" in entry.content
+    assert "diff --git a/server/app/module_2_1.py" in entry.content
+    assert shas[2] in entry.content and shas[1] not in entry.content
+
+
+async def test_a_rare_record_of_a_json_lines_log_comes_before_the_routine_ones(
+    client: AsyncClient,
+) -> None:
+    # 600 JSON records, ten of them of user u0042: nine routine `request completed` (their
+    # paths, methods and loggers vary) and one warning. By their level and message the nine
+    # are one statement, which gives way past its first few, and the warning is shown.
+    lines = []
+    for i in range(600):
+        user = "u0042" if i % 60 == 7 else f"u{100 + i * 7 % 900:04d}"
+        k = i // 60 if user == "u0042" else i  # u0042's requests vary too
+        record = {
+            "ts": f"2026-12-07T08:{i // 60:02d}:{i % 60:02d}Z",
+            "level": "info",
+            "logger": ("api.http", "worker.queue")[k % 2],
+            "msg": "request completed",
+            "method": ("GET", "POST")[k // 2 % 2],
+            "path": ("/v1/orders", "/v1/cart", "/v1/users")[k % 3],
+            "status": 200,
+            "user": user,
+        }
+        if i == 333:
+            record.update(level="warn", logger="api.auth", msg="token signature expired",
+                          status=401, user="u0042")  # fmt: skip
+        lines.append(json.dumps(record))
+    await client.put(NS, "log/app", "\n".join(lines) + "\n", kind="log")
+    result = await client.fit(NS, "what happened to user u0042?", 600, include_content=True)
+    (entry,) = [e for e in result.entries if e.key == "log/app"]
+    assert entry.form == "excerpt" and "token signature expired" in entry.content
