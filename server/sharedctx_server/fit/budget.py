@@ -120,15 +120,12 @@ class Budget:
         self._set(row, Form.FULL, full_cost)
         return True
 
-    def extend(self, row: int, picks: list[int], anchor: int = -1) -> bool:
-        """Add segments `picks` to `row`'s excerpt (starting one), if they fit. Context of
-        hit `anchor` goes in only beside it (nothing to do otherwise: True)."""
+    def extend(self, row: int, picks: list[int]) -> bool:
+        """Add segments `picks` to `row`'s excerpt (starting one), if they fit."""
         if row in self.forms and row not in self.excerpts:
             return True  # in whole already: the segments are in it
         assert self.offer is not None
         excerpt = self.excerpts.get(row)
-        if anchor >= 0 and (excerpt is None or anchor not in excerpt.covered):
-            return True
         if excerpt is None:
             if self.full:
                 self.capped.append(row)

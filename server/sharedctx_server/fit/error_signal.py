@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from sharedctx_server.fit.terminal import strip_ansi
 
-__all__ = ["error_indicator", "error_indicators", "has_error_evidence"]
+__all__ = ["LEVEL_KEYS", "error_indicator", "error_indicators", "has_error_evidence"]
 
 _WINDOW = 32_768
 
@@ -51,6 +51,11 @@ _NEGATED_AFTER = re.compile(
     r"\s*[:=]\s*(?:(?:0|\[\]|\{\})(?![\w.])|(?:none|null|nil|false|no)(?=\s*(?:$|[,;.)\]}])))"
 )
 _LOOKBEHIND = 24
+
+# The keys a structured log's record names its level by (JSON lines: structlog, pino, zap,
+# Python's json formatters, ECS), lowercase; and the levels that are errors.
+LEVEL_KEYS = ("level", "severity", "levelname", "lvl", "log.level")
+_ERROR_LEVELS = "error|err|fatal|critical|crit|panic|severe|alert|emerg|emergency"
 
 _SIGNALS: tuple[_Signal, ...] = (
     # Stack frames and traceback headers, the strongest evidence (case matters here).
@@ -140,10 +145,9 @@ _SIGNALS: tuple[_Signal, ...] = (
     # counted no more than any line that says `error` once.
     _Signal(
         re.compile(
-            r'"(?:level|lvl|severity|levelname|log\.level)"\s*:\s*"(?:error|err|fatal|critical'
-            r'|crit|panic|severe|alert|emerg|emergency)"|"level"\s*:\s*[56]0(?![\w.])'
-            r"|\b(?:level|lvl|severity)=\"?(?:error|err|fatal|critical|crit|panic|severe|alert"
-            r"|emerg|emergency)\b"
+            rf'"(?:{"|".join(map(re.escape, LEVEL_KEYS))})"\s*:\s*"(?:{_ERROR_LEVELS})"'
+            r'|"level"\s*:\s*[56]0(?![\w.])'
+            rf'|\b(?:level|lvl|severity)="?(?:{_ERROR_LEVELS})\b'
         ),
         ("level", "lvl", "severity"),
         0.6,

@@ -264,16 +264,15 @@ class _Items:
             if i < n:
                 return budget.take(i, int(full[i]), int(comp[i]))
             k = i - n
-            # Context of a hit that is not in an excerpt adds nothing (Budget.extend). Most
-            # context items a walk reaches are such, once the budget is nearly spent; told
-            # here, they cost a lookup rather than a call.
+            # Context goes in only beside its hit: that of a hit not in an excerpt adds
+            # nothing. Most context items a walk reaches are such, once the budget is nearly
+            # spent; told here, they cost a lookup rather than a call.
             at = anchor[k]
             if at >= 0:
                 excerpt = excerpts.get(row[k])
                 if excerpt is None or at not in excerpt.covered:
                     return True
-            picks = [first[k]] if second[k] < 0 else [second[k], first[k]]
-            return budget.extend(row[k], picks, at)
+            return budget.extend(row[k], [first[k]] if second[k] < 0 else [second[k], first[k]])
 
         return step
 
@@ -353,7 +352,8 @@ def _fill_ranked(
         # The smallest cost at or after each position: once the budget left is below it,
         # nothing further can fit and the walk ends.
         floor_after = np.minimum(np.minimum.accumulate(costs[::-1])[::-1], rest_min).tolist()
-        rows, cost_list = chunk.tolist(), costs.tolist()
+        rows = chunk.tolist()
+        cost_list: list[int] | None = None  # read as a list when a SKIP first needs it
         p, m = 0, len(rows)
         stop: Reason | None = None
         while p < m:
@@ -375,6 +375,7 @@ def _fill_ranked(
             # items jumped over do not, and keep BUDGET. The next few are looked at one by one
             # (usually one of them fits), the rest of the chunk at once.
             left = budget.left
+            cost_list = costs.tolist() if cost_list is None else cost_list
             q = p + 1
             while q < min(m, p + _NEAR) and cost_list[q] > left:
                 q += 1

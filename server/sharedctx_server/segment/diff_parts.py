@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from .heads import HEAD_TOKENS
 
-__all__ = ["DIFF_HEAD_TOKENS", "diff_heads", "diff_starts", "looks_like_diff"]
+__all__ = ["diff_heads", "diff_starts", "looks_like_diff"]
 
 # A file header and a hunk header, both: a diff, not a log that quotes one line of one.
 _HAS_FILE = re.compile(r"^\+\+\+ \S", re.MULTILINE)

@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from ..fit.error_signal import LEVEL_KEYS
 from ..fit.lexical import lexical_terms_each
 
 __all__ = ["record_statement", "statement_terms"]
 
 # Keys that hold a record's message and its level, as common loggers name them.
 _MESSAGE_KEYS = ("msg", "message", "event", "MESSAGE", "Message")
-_LEVEL_KEYS = ("level", "severity", "levelname", "lvl", "log.level", "Level", "LEVEL")
+_LEVEL_KEYS = (*LEVEL_KEYS, "Level", "LEVEL")
 # A line longer than this is not read as JSON here (what its shape would gain is not worth
 # parsing a large document line).
 _MAX_CHARS = 8192
